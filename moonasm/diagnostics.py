@@ -1,0 +1,98 @@
+"""Diagnostics in the compiler convention: `file:line:col: error: message`, the line, a caret.
+
+Every problem moonasm finds in a program, static or at run time, becomes a `Diagnostic`; this
+module is the one place that renders them, so the CLI, the REPL and the game logs agree.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+# Kinds of problem, as spec §6 names them in JSON.
+STATIC_KINDS = ("syntax", "semantic")
+FAULT_KINDS = ("power", "protection", "disabled", "overload")
+
+_WINDOW = 80  # characters of a very long source line shown around the caret
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A place in the source: 1-based line and column, and the length to underline."""
+
+    line: int
+    column: int
+    length: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    kind: str
+    message: str
+    span: Span
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def column(self) -> int:
+        return self.span.column
+
+    def as_json(self) -> dict[str, object]:
+        return {"kind": self.kind, "message": self.message, "line": self.line,
+                "column": self.column}
+
+    def render(self, filename: str, source_lines: list[str] | None) -> str:
+        """The diagnostic with its source line and a caret, ready to print."""
+        head = f"{filename}:{self.line}:{self.column}: error: {self.message}"
+        if source_lines is None or not 1 <= self.line <= len(source_lines):
+            return head
+        shown, caret = _excerpt(source_lines[self.line - 1], self.column, self.span.length)
+        number = str(self.line)
+        width = max(5, len(number) + 1)
+        return f"{head}\n{number:>{width}} | {shown}\n{'':>{width}} | {caret}"
+
+
+def _printable(ch: str) -> str:
+    """A character as it may be shown on a terminal: controls and bad bytes escaped."""
+    if ch == "\t":
+        return ch
+    if "\udc80" <= ch <= "\udcff":  # an undecodable byte, kept by surrogateescape
+        return f"\\x{ord(ch) - 0xDC00:02x}"
+    if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        return f"\\u{ord(ch):04x}" if ord(ch) > 0xFF else f"\\x{ord(ch):02x}"
+    return ch
+
+
+def _excerpt(text: str, column: int, length: int) -> tuple[str, str]:
+    """The shown line and its caret line, escaped and cut to a window around the column."""
+    start = 0
+    if len(text) > _WINDOW * 2:
+        start = max(0, column - 1 - _WINDOW // 2)
+        text = text[start:start + _WINDOW * 2]
+    before = "".join(_printable(c) for c in text[: column - 1 - start])
+    token = text[column - 1 - start: column - 1 - start + max(1, length)]
+    shown = "".join(_printable(c) for c in text)
+    pad = "".join(c if c == "\t" else " " for c in before)
+    width = max(1, len("".join(_printable(c) for c in token)))
+    prefix = "… " if start else ""
+    if start:
+        pad = "  " + pad
+    return prefix + shown, pad + "^" + "~" * (width - 1)
+
+
+def describe_char(ch: str) -> str:
+    """How a character the lexer choked on is named in a message."""
+    if "\udc80" <= ch <= "\udcff":
+        return f"invalid UTF-8 byte 0x{ord(ch) - 0xDC00:02X}"
+    shown = _printable(ch)
+    return f"unexpected character '{shown}'"
+
+
+class ProgramError(Exception):
+    """A program that did not pass parsing or checking; carries every diagnostic found."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__(diagnostics[0].message if diagnostics else "invalid program")
+        self.diagnostics = diagnostics

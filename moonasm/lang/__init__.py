@@ -1,0 +1,1 @@
+"""The language front end: source text -> parse -> nodes -> checked program."""

@@ -1,0 +1,589 @@
+"""Nodes to a checked program: every static rule of spec §3, every error reported.
+
+The result, `Program`, is what the rest of moonasm runs: configuration resolved, operands
+resolved to kinds and indices, labels resolved to statement indices within their turn.
+"""
+
+from __future__ import annotations
+
+import difflib
+import enum
+from dataclasses import dataclass, field
+
+from moonasm import isa
+from moonasm.diagnostics import Diagnostic, Span
+from moonasm.isa import Operation, Slot
+from moonasm.lang.nodes import Directive, Instruction, Label, Node, Operand
+from moonasm.lang.parse import Parsed
+
+MAX_BITS = 16
+
+
+class ArgKind(enum.Enum):
+    REG = "register"
+    RAM = "RAM"
+    GOAL = "goal"
+    POWER = "power"
+    NUMBER = "number"
+    LABEL = "label"
+    PLAYER = "player"
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """A resolved operand.
+
+    `value` is: the register index (A=0); the RAM owner (0 = the acting player's own); the
+    GOAL owner (0 = own); a number (in halves when the operand of a CMP, else plain); the
+    statement index a label names; or the player HACK names.
+    """
+
+    kind: ArgKind
+    value: int
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    op: Operation
+    args: tuple[Arg, ...]
+    span: Span
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def text(self) -> str:
+        return f"{self.op.mnemonic} {', '.join(a.text for a in self.args)}".rstrip()
+
+
+@dataclass(frozen=True, eq=False)
+class Turn:
+    """The statements of one turn; labels resolve within it only. Compared by identity, so
+    its compiled form can be cached against it."""
+
+    player: int
+    stmts: tuple[Stmt, ...]
+    labels: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    """A script's machine and rules, from its directives and the command line."""
+
+    bits: int = 4
+    mode: str = "coop"
+    players: int = 1
+    power: int | None = None  # halves per turn; None is unlimited
+    sets: dict[str, int] = field(default_factory=dict)  # "A".."D", "RAM1".."RAM4"
+    goal: int | None = None
+    hackers: dict[int, str] = field(default_factory=dict)
+    disabled: frozenset[str] = frozenset()  # "B".."D" and mnemonics
+    name: str | None = None
+    author: str | None = None
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.bits) - 1
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """Command-line options that replace a script's directives (`moonasm run --bits ...`)."""
+
+    bits: int | None = None
+    mode: str | None = None
+    power: int | None = None
+    sets: dict[str, int] = field(default_factory=dict)
+    goal: int | None = None
+
+
+@dataclass(frozen=True)
+class Program:
+    config: Config
+    turns: tuple[Turn, ...]
+    lines: list[str]
+    bot: bool = False
+
+    @property
+    def statement_count(self) -> int:
+        return sum(len(t.stmts) for t in self.turns)
+
+
+class UsageError(Exception):
+    """A command-line value the program cannot accept (exit status 2)."""
+
+
+def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+    match = difflib.get_close_matches(word.upper(), [c.upper() for c in choices], n=1,
+                                      cutoff=0.6)
+    if not match:
+        return ""
+    original = next(c for c in choices if c.upper() == match[0])
+    return f" (did you mean '{original}'?)"
+
+
+def parse_number(text: str) -> int | None:
+    """A number token's value in halves (`6` -> 12, `1.5` -> 3), or None if malformed."""
+    low = text.lower()
+    try:
+        if low.startswith("0b"):
+            return int(low[2:], 2) * 2 if low[2:].isalnum() else None
+        if low.startswith("0x"):
+            return int(low[2:], 16) * 2 if low[2:].isalnum() else None
+        if "." in low:
+            whole, _, frac = low.partition(".")
+            if not whole.isdigit() or not frac.isdigit():
+                return None
+            tenths = frac.rstrip("0")
+            if tenths == "":
+                return int(whole) * 2
+            if tenths == "5":
+                return int(whole) * 2 + 1
+            return -1  # a fraction other than ½: reported by the caller
+        return int(low) * 2 if low.isdigit() else None
+    except ValueError:
+        return None
+
+
+class _Checker:
+    def __init__(self, parsed: Parsed, bot: bool, overrides: Overrides | None):
+        self.parsed = parsed
+        self.bot = bot
+        self.overrides = overrides or Overrides()
+        self.errors: list[Diagnostic] = list(parsed.errors)
+        self.usage: list[str] = []
+        # configuration as written, with where it was written
+        self.values: dict[str, tuple[object, Span]] = {}
+        self.sets: dict[str, tuple[int, Span]] = {}
+        self.hackers: dict[int, tuple[str, Span]] = {}
+        self.disabled: set[str] = set()
+        self.meta: dict[str, str] = {}
+        # turns under construction
+        self.turn_spans: list[tuple[int, Span]] = []
+        self.turns: list[tuple[int, list[Stmt], dict[str, int], dict[str, Span]]] = [
+            (1, [], {}, {})]
+        self.pending_jumps: list[tuple[int, int, Arg]] = []  # (turn, stmt, arg)
+        self.width_checks: list[tuple[int, Span, str]] = []  # (value, span, what)
+        self.goal_uses: list[Span] = []
+        self.hack_uses: list[tuple[int, Span]] = []
+        self.seen_instruction = False
+
+    def error(self, kind: str, message: str, span: Span) -> None:
+        self.errors.append(Diagnostic(kind, message, span))
+
+    # -- walking the nodes --------------------------------------------------------------
+
+    def run(self) -> Program | None:
+        for node in self.parsed.nodes:
+            if isinstance(node, Instruction):
+                self.instruction(node)
+            elif isinstance(node, Directive):
+                self.directive(node)
+            elif isinstance(node, Label):
+                self.label(node)
+        config = self.config()
+        turns = self.resolve(config)
+        self.errors.sort(key=lambda d: (d.line, d.column))
+        if self.errors or self.usage:
+            return None
+        return Program(config, turns, self.parsed.lines, self.bot)
+
+    def label(self, node: Label) -> None:
+        _, stmts, labels, spans = self.turns[-1]
+        if node.name.upper() in isa.RESERVED:
+            self.error("semantic", f"'{node.name}' is a reserved word and cannot be a label",
+                       node.span)
+        elif node.name in labels:
+            first = spans[node.name].line
+            self.error("semantic", f"label '{node.name}' is defined twice (first on line "
+                       f"{first})", node.span)
+        else:
+            labels[node.name] = len(stmts)
+            spans[node.name] = node.span
+
+    def instruction(self, node: Instruction) -> None:
+        self.seen_instruction = True
+        op = isa.OPERATIONS.get(node.mnemonic.upper())
+        if op is None:
+            hint = suggest(node.mnemonic, list(isa.OPERATIONS))
+            if not hint and "." + node.mnemonic.lower() in isa.DIRECTIVES:
+                hint = f" (did you mean '.{node.mnemonic.lower()}'?)"
+            self.error("syntax", f"unknown operation '{node.mnemonic}'{hint}", node.span)
+            return
+        if len(node.operands) != op.arity:
+            want = {0: "no operands", 1: "1 operand"}.get(op.arity, f"{op.arity} operands")
+            at = node.operands[op.arity].span if len(node.operands) > op.arity else node.span
+            self.error("semantic", f"{op.mnemonic} takes {want} ({op.signature()}), got "
+                       f"{len(node.operands)}", at)
+            return
+        args = self.operands(op, node)
+        if args is None:
+            return
+        turn_index = len(self.turns) - 1
+        stmts = self.turns[-1][1]
+        for arg in args:
+            if arg.kind is ArgKind.LABEL:
+                self.pending_jumps.append((turn_index, len(stmts), arg))
+        stmts.append(Stmt(op, args, node.span))
+
+    def operands(self, op: Operation, node: Instruction) -> tuple[Arg, ...] | None:
+        if op.mnemonic == "CMP":
+            return self.cmp_operands(node)
+        if op.forms[0] == (Slot.LABEL,):
+            operand = node.operands[0]
+            if operand.kind != "word" or operand.text.upper() in isa.RESERVED:
+                self.error("semantic", f"{op.mnemonic} takes a label, not '{operand.text}'",
+                           operand.span)
+                return None
+            return (Arg(ArgKind.LABEL, -1, operand.span, operand.text),)
+        if op.forms[0] == (Slot.PLAYER,):
+            operand = node.operands[0]
+            value = parse_number(operand.text) if operand.kind == "number" else None
+            if value is None or value % 2 or not 1 <= value // 2 <= 4:
+                self.error("semantic", f"{op.mnemonic} takes a player number 1-4, not "
+                           f"'{operand.text}'", operand.span)
+                return None
+            self.hack_uses.append((value // 2, operand.span))
+            return (Arg(ArgKind.PLAYER, value // 2, operand.span, operand.text),)
+        args = [self.machine_operand(op, o) for o in node.operands]
+        if any(a is None for a in args):
+            return None
+        resolved = tuple(a for a in args if a is not None)
+        kinds = tuple(Slot.RAM if a.kind is ArgKind.RAM else Slot.REG for a in resolved)
+        if kinds not in op.forms:
+            if all(k is Slot.RAM for k in kinds):
+                self.error("semantic", "MOV cannot copy RAM to RAM; go through a register",
+                           resolved[1].span)
+            else:
+                bad = next(a for a in resolved if a.kind is ArgKind.RAM)
+                self.error("semantic", f"{op.mnemonic} works on registers only; RAM is "
+                           "reachable only through MOV", bad.span)
+            return None
+        return resolved
+
+    def machine_operand(self, op: Operation, operand: Operand) -> Arg | None:
+        """A register, or an own/named RAM module, for the machine operations."""
+        word = operand.text.upper()
+        if operand.kind == "word" and word in isa.REGISTERS:
+            return Arg(ArgKind.REG, isa.REGISTERS.index(word), operand.span, word)
+        if operand.kind == "word" and word in isa.RAM_WORDS:
+            owner = int(word[3:]) if len(word) > 3 else 0
+            return Arg(ArgKind.RAM, owner, operand.span, word)
+        takes = "a register (A-D) or RAM" if op.mnemonic == "MOV" else "a register (A-D)"
+        if operand.kind == "number":
+            what = f"the number {operand.text}"
+        elif operand.kind == "string":
+            what = f"the string {operand.text}"
+        elif word in isa.GOAL_WORDS or word == isa.POWER_WORD:
+            what = f"'{operand.text}' (only CMP can read it)"
+        else:
+            what = f"'{operand.text}'"
+        hint = suggest(operand.text, isa.REGISTERS + isa.RAM_WORDS) if operand.kind == "word" \
+            and word not in isa.RESERVED else ""
+        self.error("semantic", f"{op.mnemonic} takes {takes}, not {what}{hint}", operand.span)
+        return None
+
+    def cmp_operands(self, node: Instruction) -> tuple[Arg, ...] | None:
+        args: list[Arg] = []
+        power_compared = any(o.kind == "word" and o.text.upper() == isa.POWER_WORD
+                             for o in node.operands)
+        for operand in node.operands:
+            word = operand.text.upper()
+            if operand.kind == "number":
+                value = parse_number(operand.text)
+                if value is None:
+                    self.error("syntax", f"invalid number '{operand.text}'", operand.span)
+                    return None
+                if value < 0:
+                    self.error("semantic", f"'{operand.text}': power amounts go in steps of ½",
+                               operand.span)
+                    return None
+                if value % 2 and not power_compared:
+                    self.error("semantic", f"'{operand.text}' has a fraction; only POWER is "
+                               "compared with fractions", operand.span)
+                    return None
+                if not power_compared:
+                    self.width_checks.append((value // 2, operand.span, "the number"))
+                args.append(Arg(ArgKind.NUMBER, value, operand.span, operand.text))
+            elif operand.kind == "word" and word in isa.REGISTERS:
+                args.append(Arg(ArgKind.REG, isa.REGISTERS.index(word), operand.span, word))
+            elif operand.kind == "word" and word in isa.RAM_WORDS:
+                args.append(Arg(ArgKind.RAM, int(word[3:]) if len(word) > 3 else 0,
+                                operand.span, word))
+            elif operand.kind == "word" and word in isa.GOAL_WORDS:
+                self.goal_uses.append(operand.span)
+                args.append(Arg(ArgKind.GOAL, int(word[4:]) if len(word) > 4 else 0,
+                                operand.span, word))
+            elif operand.kind == "word" and word == isa.POWER_WORD:
+                args.append(Arg(ArgKind.POWER, 0, operand.span, word))
+            else:
+                hint = suggest(operand.text, isa.OPERAND_WORDS) if operand.kind == "word" \
+                    else ""
+                self.error("semantic", "CMP compares registers, RAM, GOAL, POWER or numbers, "
+                           f"not '{operand.text}'{hint}", operand.span)
+                return None
+        return tuple(args)
+
+    # -- directives ------------------------------------------------------------------------
+
+    def directive(self, node: Directive) -> None:
+        name = node.name.lower()
+        spec = isa.DIRECTIVES.get(name)
+        if spec is None:
+            hint = suggest(node.name, list(isa.DIRECTIVES))
+            self.error("syntax", f"unknown directive '{node.name}'{hint}", node.span)
+            return
+        if self.bot and (spec.configuration or name == ".turn"):
+            self.error("semantic", f"a bot cannot use '{name}': the game supplies its "
+                       "configuration and its turns", node.span)
+            return
+        if spec.configuration and self.seen_instruction:
+            self.error("semantic", f"configuration directive '{name}' must come before the "
+                       "first instruction", node.span)
+            return
+        argc = {".set": 2, ".hacker": 2}.get(name, 1)
+        if len(node.operands) != argc:
+            self.error("semantic", f"{name} takes {spec.args}, got {len(node.operands)} "
+                       f"operand{'s' if len(node.operands) != 1 else ''}", node.span)
+            return
+        getattr(self, "d_" + name[1:])(node, *node.operands)
+
+    def number(self, operand: Operand, what: str, halves: bool = False) -> int | None:
+        value = parse_number(operand.text) if operand.kind == "number" else None
+        if value is None:
+            self.error("semantic" if operand.kind != "number" else "syntax",
+                       f"{what} must be a number, not '{operand.text}'" if operand.kind !=
+                       "number" else f"invalid number '{operand.text}'", operand.span)
+            return None
+        if value < 0 or (value % 2 and not halves):
+            self.error("semantic", f"{what} must be a whole number, not '{operand.text}'"
+                       if not halves else f"{what} goes in steps of ½, not '{operand.text}'",
+                       operand.span)
+            return None
+        return value if halves else value // 2
+
+    def once(self, key: str, value: object, span: Span) -> None:
+        if key in self.values:
+            first = self.values[key][1].line
+            self.error("semantic", f"'.{key}' is given twice (first on line {first})", span)
+        else:
+            self.values[key] = (value, span)
+
+    def d_bits(self, node: Directive, arg: Operand) -> None:
+        value = self.number(arg, ".bits")
+        if value is not None:
+            if not 1 <= value <= MAX_BITS:
+                self.error("semantic", f".bits must be 1-{MAX_BITS}, not {value}", arg.span)
+            else:
+                self.once("bits", value, node.span)
+
+    def d_players(self, node: Directive, arg: Operand) -> None:
+        value = self.number(arg, ".players")
+        if value is not None:
+            if not 1 <= value <= 4:
+                self.error("semantic", f".players must be 1-4, not {value}", arg.span)
+            else:
+                self.once("players", value, node.span)
+
+    def d_mode(self, node: Directive, arg: Operand) -> None:
+        mode = arg.text.lower()
+        if arg.kind != "word" or mode not in isa.MODES:
+            self.error("semantic", f".mode is coop or versus, not '{arg.text}'"
+                       f"{suggest(arg.text, isa.MODES)}", arg.span)
+        else:
+            self.once("mode", mode, node.span)
+
+    def d_power(self, node: Directive, arg: Operand) -> None:
+        value = self.number(arg, ".power", halves=True)
+        if value is not None:
+            self.once("power", value, node.span)
+
+    def d_goal(self, node: Directive, arg: Operand) -> None:
+        value = self.number(arg, ".goal")
+        if value is not None:
+            self.once("goal", value, node.span)
+            self.width_checks.append((value, arg.span, "the goal"))
+
+    def d_set(self, node: Directive, target: Operand, arg: Operand) -> None:
+        where = target.text.upper()
+        if target.kind != "word" or where not in isa.REGISTERS + isa.RAM_WORDS[1:]:
+            self.error("semantic", f".set takes a register A-D or a module RAM1-RAM4, not "
+                       f"'{target.text}'", target.span)
+            return
+        value = self.number(arg, ".set")
+        if value is None:
+            return
+        if where in self.sets:
+            self.error("semantic", f"{where} is set twice (first on line "
+                       f"{self.sets[where][1].line})", target.span)
+            return
+        self.sets[where] = (value, target.span)
+        self.width_checks.append((value, arg.span, f"the value for {where}"))
+
+    def d_hacker(self, node: Directive, who: Operand, kind: Operand) -> None:
+        player = self.number(who, ".hacker's player")
+        if player is None:
+            return
+        if not 1 <= player <= 4:
+            self.error("semantic", f"players are numbered 1-4, not {player}", who.span)
+            return
+        name = kind.text.lower()
+        if name not in isa.HACKERS:
+            self.error("semantic", f"unknown hacker '{kind.text}'; one of "
+                       f"{', '.join(isa.HACKERS)}{suggest(kind.text, list(isa.HACKERS))}",
+                       kind.span)
+            return
+        if player in self.hackers:
+            self.error("semantic", f"player {player} already has a hacker (line "
+                       f"{self.hackers[player][1].line}); one per player", who.span)
+            return
+        self.hackers[player] = (name, who.span)
+
+    def d_disable(self, node: Directive, arg: Operand) -> None:
+        word = arg.text.upper()
+        if arg.kind == "word" and (word in isa.REGISTERS[1:] or word in isa.OPERATIONS):
+            self.disabled.add(word)
+        elif word == "A":
+            self.error("semantic", "register A cannot be disabled (there is no ERROR A)",
+                       arg.span)
+        else:
+            self.error("semantic", f".disable takes B, C, D or an operation, not "
+                       f"'{arg.text}'{suggest(arg.text, list(isa.OPERATIONS))}", arg.span)
+
+    def d_turn(self, node: Directive, arg: Operand) -> None:
+        player = self.number(arg, ".turn")
+        if player is None:
+            return
+        if not 1 <= player <= 4:
+            self.error("semantic", f"players are numbered 1-4, not {player}", arg.span)
+            return
+        self.turn_spans.append((player, arg.span))
+        self.turns.append((player, [], {}, {}))
+
+    def d_name(self, node: Directive, arg: Operand) -> None:
+        self.metadata("name", node, arg)
+
+    def d_author(self, node: Directive, arg: Operand) -> None:
+        self.metadata("author", node, arg)
+
+    def metadata(self, key: str, node: Directive, arg: Operand) -> None:
+        if arg.kind != "string":
+            self.error("semantic", f'.{key} takes a string in quotes, like .{key} "…"',
+                       arg.span)
+        else:
+            self.meta[key] = arg.text[1:-1]
+
+    # -- putting it together -----------------------------------------------------------
+
+    def value(self, key: str, default: object) -> object:
+        return self.values[key][0] if key in self.values else default
+
+    def config(self) -> Config:
+        o = self.overrides
+        bits = o.bits if o.bits is not None else int(self.value("bits", 4))  # type: ignore
+        players = int(self.value("players", 1))  # type: ignore[call-overload]
+        mask = (1 << bits) - 1
+        sets = {k: v for k, (v, _) in self.sets.items()}
+        for where, value in o.sets.items():
+            if value > mask:
+                self.usage.append(f"--set {where}={value} does not fit in {bits} bits "
+                                  f"(0-{mask})")
+            sets[where] = value
+        goal = o.goal if o.goal is not None else self.value("goal", None)
+        if o.goal is not None and o.goal > mask:
+            self.usage.append(f"--goal {o.goal} does not fit in {bits} bits (0-{mask})")
+        overridden = {f"the value for {k}" for k in o.sets}
+        if o.goal is not None:
+            overridden.add("the goal")
+        for value, span, what in self.width_checks:
+            if value > mask and what not in overridden:
+                self.error("semantic", f"{what} {value} does not fit in {bits} bits "
+                           f"(0-{mask})", span)
+        for where, (_, span) in self.sets.items():
+            if where.startswith("RAM") and int(where[3:]) > players:
+                self.error("semantic", f"{where} does not exist with {players} player"
+                           f"{'s' if players > 1 else ''}", span)
+        for player, (_, span) in self.hackers.items():
+            if player > players:
+                self.error("semantic", f"player {player} is not playing (.players is "
+                           f"{players})", span)
+        for player, span in self.turn_spans:
+            if player > players:
+                self.error("semantic", f".turn {player} but .players is {players}", span)
+        if not self.bot:
+            for player, span in self.hack_uses:
+                if player > players:
+                    self.error("semantic", f"player {player} is not playing (.players is "
+                               f"{players})", span)
+            if goal is None:
+                for span in self.goal_uses:
+                    self.error("semantic", "GOAL is read but the script declares no .goal",
+                               span)
+        power = o.power if o.power is not None else self.value("power", None)
+        return Config(
+            bits=bits,
+            mode=o.mode or str(self.value("mode", "coop")),
+            players=players,
+            power=power,  # type: ignore[arg-type]
+            sets=sets,
+            goal=goal,  # type: ignore[arg-type]
+            hackers={p: k for p, (k, _) in self.hackers.items()},
+            disabled=frozenset(self.disabled),
+            name=self.meta.get("name"),
+            author=self.meta.get("author"),
+        )
+
+    def resolve(self, config: Config) -> tuple[Turn, ...]:
+        where_defined: dict[str, int] = {}
+        for index, (_, _, _, spans) in enumerate(self.turns):
+            for name, span in spans.items():
+                where_defined.setdefault(name, span.line)
+        for turn_index, stmt_index, arg in self.pending_jumps:
+            labels = self.turns[turn_index][2]
+            if arg.text in labels:
+                continue
+            if arg.text in where_defined:
+                self.error("semantic", f"label '{arg.text}' is in another turn (line "
+                           f"{where_defined[arg.text]}); jumps cannot cross .turn", arg.span)
+            else:
+                known = [n for _, _, lab, _ in self.turns for n in lab]
+                self.error("semantic", f"undefined label '{arg.text}'"
+                           f"{suggest(arg.text, known) if known else ''}", arg.span)
+        turns = []
+        for turn_index, (player, stmts, labels, _) in enumerate(self.turns):
+            fixed = list(stmts)
+            for t, s, arg in self.pending_jumps:
+                if t == turn_index and arg.text in labels:
+                    jump = fixed[s]
+                    fixed[s] = Stmt(jump.op, (Arg(ArgKind.LABEL, labels[arg.text], arg.span,
+                                                  arg.text),), jump.span)
+            if turn_index == 0 and not fixed and len(self.turns) > 1:
+                continue  # nothing before the first .turn: not a turn of its own
+            turns.append(Turn(player, tuple(fixed), labels))
+        return tuple(turns)
+
+
+@dataclass
+class CheckResult:
+    program: Program | None
+    errors: list[Diagnostic]
+    usage: list[str]
+
+
+def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = None) -> CheckResult:
+    """Check a parsed program. `errors` holds every syntax and static error, in source order;
+    `usage` the command-line values that cannot apply."""
+    checker = _Checker(parsed, bot, overrides)
+    program = checker.run()
+    return CheckResult(program, checker.errors, checker.usage)
+
+
+def check_source(text: str, *, bot: bool = False,
+                 overrides: Overrides | None = None) -> CheckResult:
+    from moonasm.lang.parse import parse
+
+    return check(parse(text), bot=bot, overrides=overrides)

@@ -1,0 +1,43 @@
+"""Small frozen records for what the parser found, each with its place in the source.
+
+These are the parse tree with the grammar's scaffolding removed: nothing here knows what a
+mnemonic means. The checker (`moonasm.lang.check`) gives them meaning.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from moonasm.diagnostics import Span
+
+
+@dataclass(frozen=True, slots=True)
+class Operand:
+    """An operand as written: a word (`A`, `RAM2`, `loop`), a number, or a string."""
+
+    kind: str  # "word" | "number" | "string"
+    text: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Label:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    mnemonic: str  # as written; mnemonics are case-insensitive
+    operands: tuple[Operand, ...]
+    span: Span  # of the mnemonic
+
+
+@dataclass(frozen=True, slots=True)
+class Directive:
+    name: str  # as written, with its dot
+    operands: tuple[Operand, ...]
+    span: Span
+
+
+Node = Label | Instruction | Directive

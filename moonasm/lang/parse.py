@@ -1,0 +1,231 @@
+"""Source text to nodes, with every syntax error found, not just the first.
+
+The whole file is parsed in one LALR pass with an inline transformer (no parse tree is built).
+Only when that fails is the file parsed again statement by statement, so that each bad
+statement gets its own diagnostic and the good ones still reach the checker.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from moonasm.diagnostics import Diagnostic, Span, describe_char
+from moonasm.lang.nodes import Directive, Instruction, Label, Node, Operand
+
+if TYPE_CHECKING:
+    from lark import Lark, Token
+
+_PACKAGE_GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "moon.lark"
+_SOURCE_GRAMMAR = Path(__file__).resolve().parent.parent.parent / "grammar" / "moon.lark"
+
+
+def grammar_path() -> Path:
+    """The grammar inside the installed wheel, or grammar/moon.lark in a source checkout."""
+    return _PACKAGE_GRAMMAR if _PACKAGE_GRAMMAR.exists() else _SOURCE_GRAMMAR
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What the parser made of a source: its lines, its nodes, and its syntax errors."""
+
+    lines: list[str]
+    nodes: list[Node]
+    errors: list[Diagnostic]
+
+
+def decode(data: bytes) -> str:
+    """Bytes to text: a UTF-8 BOM is dropped; undecodable bytes are kept (as surrogates) so
+    the lexer reports each one at its place."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    return data.decode("utf-8", errors="surrogateescape")
+
+
+def parse(text: str) -> Parsed:
+    """Parse a whole program; never raises for any input text."""
+    from lark.exceptions import UnexpectedInput
+
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    parser, builder = _parser()
+    builder.line_base, builder.column_base = 0, 0
+    try:
+        nodes = parser.parse(text)
+    except UnexpectedInput:
+        return _parse_statements(lines)
+    except RecursionError:  # pragma: no cover - LALR does not recurse; kept as a guard
+        return _parse_statements(lines)
+    return Parsed(lines, nodes, [])
+
+
+def _parse_statements(lines: list[str]) -> Parsed:
+    """The slow path: parse each statement on its own, collecting one error per bad one."""
+    from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+    parser, builder = _parser()
+    nodes: list[Node] = []
+    errors: list[Diagnostic] = []
+    for number, line in enumerate(lines, 1):
+        for start, piece in split_statements(line):
+            builder.line_base, builder.column_base = number - 1, start
+            try:
+                nodes.extend(parser.parse(piece))
+            except UnexpectedCharacters as e:
+                col = start + e.column
+                errors.append(Diagnostic("syntax", describe_char(piece[e.pos_in_stream]),
+                                         Span(number, col)))
+            except UnexpectedToken as e:
+                errors.append(_token_error(e, number, start, piece))
+            except UnexpectedInput as e:  # pragma: no cover - the two above are all LALR raises
+                errors.append(Diagnostic("syntax", str(e).splitlines()[0],
+                                         Span(number, start + 1)))
+    return Parsed(lines, nodes, errors)
+
+
+def split_statements(line: str) -> list[tuple[int, str]]:
+    """Cut a line at each `;` that is not inside a string or a comment.
+
+    Returns (offset of the piece in the line, piece)."""
+    pieces: list[tuple[int, str]] = []
+    start = 0
+    in_string = False
+    for i, ch in enumerate(line):
+        if ch == '"':
+            in_string = not in_string
+        elif ch == "#" and not in_string:
+            break
+        elif ch == ";" and not in_string:
+            pieces.append((start, line[start:i]))
+            start = i + 1
+    pieces.append((start, line[start:]))
+    return pieces
+
+
+_TOKEN_NAMES = {
+    "NAME": "a word",
+    "NUMBER": "a number",
+    "STRING": "a string",
+    "LABEL": "a label",
+    "DIRECTIVE": "a directive",
+    "_COMMA": "','",
+    "_SEP": "the end of the statement",
+    "$END": "the end of the statement",
+}
+
+
+def _token_error(e: Any, line: int, start: int, piece: str) -> Diagnostic:
+    token = e.token
+    if token.type == "$END":
+        column = start + len(piece.rstrip()) + 1
+        length = 1
+        got = "the end of the statement"
+    else:
+        column = start + token.column
+        length = max(1, len(token))
+        got = f"'{token}'" if token.type not in ("_SEP",) else "the end of the statement"
+    expected = sorted({_TOKEN_NAMES.get(t, t) for t in e.expected if t in _TOKEN_NAMES})
+    if token.type == "_COMMA" or (token.type == "$END" and "a word" in expected
+                                  and piece.rstrip().endswith(",")):
+        message = "expected an operand after ','" if token.type == "$END" else "unexpected ','"
+    elif token.type in ("NUMBER", "STRING") and "a directive" in expected:
+        message = f"a statement cannot start with {got}; expected an operation, a label or a " \
+                  "directive"
+    elif token.type == "LABEL":
+        message = f"unexpected label {got}: a label goes before its statement"
+    elif token.type == "DIRECTIVE":
+        message = f"unexpected directive {got}: put it on its own line or after ';'"
+    else:
+        message = f"unexpected {got}"
+        if expected:
+            message += f"; expected {' or '.join(expected)}"
+    return Diagnostic("syntax", message, Span(line, column, length))
+
+
+class _NodeBuilder:
+    """Lark inline transformer: builds nodes straight from tokens, with no tree in between."""
+
+    line_base = 0
+    column_base = 0
+
+    def __init__(self) -> None:
+        # Lark calls these by rule name; plain attributes keep the calls cheap.
+        self.start = self._start
+        self.label = self._label
+        self.statement = self._statement
+        self.instruction = self._instruction
+        self.directive = self._directive
+        self.word = self._word
+        self.number = self._number
+        self.string = self._string
+
+    def _span(self, token: Token) -> Span:
+        line = token.line or 1
+        column = (token.column or 1) + (self.column_base if line == 1 else 0)
+        return Span(self.line_base + line, column, len(token))
+
+    def _start(self, children: list[Node]) -> list[Node]:
+        return children
+
+    def _label(self, children: list[Token]) -> Label:
+        token = children[0]
+        return Label(str(token)[:-1], self._span(token))
+
+    def _statement(self, children: list[Node]) -> Node:
+        return children[0]
+
+    def _instruction(self, children: list[Any]) -> Instruction:
+        token = children[0]
+        return Instruction(str(token), tuple(children[1:]), self._span(token))
+
+    def _directive(self, children: list[Any]) -> Directive:
+        token = children[0]
+        return Directive(str(token), tuple(children[1:]), self._span(token))
+
+    def _word(self, children: list[Token]) -> Operand:
+        return Operand("word", str(children[0]), self._span(children[0]))
+
+    def _number(self, children: list[Token]) -> Operand:
+        return Operand("number", str(children[0]), self._span(children[0]))
+
+    def _string(self, children: list[Token]) -> Operand:
+        return Operand("string", str(children[0]), self._span(children[0]))
+
+
+@functools.cache
+def _parser() -> tuple[Lark, _NodeBuilder]:
+    """The LALR parser, built once per process and cached on disk between processes."""
+    from lark import Lark
+
+    text = grammar_path().read_text(encoding="utf-8")
+    builder = _NodeBuilder()
+    options: dict[str, Any] = dict(parser="lalr", lexer="basic", transformer=builder,
+                                   maybe_placeholders=False)
+    cache = _cache_file(text)
+    if cache is not None:
+        options["cache"] = str(cache)
+    return Lark(text, **options), builder
+
+
+def _cache_file(grammar: str) -> Path | None:
+    """A per-user cache file for the built parser, named by the grammar's and Lark's version.
+
+    It lives in the user's own cache directory, not a shared temporary one, because Lark
+    loads it with pickle."""
+    import lark
+
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    folder = Path(base) / "moonasm"
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError:
+        return None
+    if not os.access(folder, os.W_OK):
+        return None
+    digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
+    return folder / f"grammar-{digest}.lark"

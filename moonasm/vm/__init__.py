@@ -1,0 +1,1 @@
+"""The machine: the checked program compiled and run under the rules."""

@@ -1,0 +1,209 @@
+"""The fast form of a turn: each basic block becomes one generated Python function.
+
+A block runs its statements on local variables with the costs, the width and the operand
+places baked in. Every rule is still enforced: on entry the block checks, in a few
+comparisons, that none of its statements can fault (enough power and steps for the whole block,
+nothing it uses disabled, only the acting player's own RAM, goals it reads shown) and that no
+free hacker use could change a cost. When any of that fails it returns None and the reference
+interpreter runs the statements one by one, so a fault is found at the exact statement, with
+the machine as it was before it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from moonasm import isa
+from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
+from moonasm.vm.interpret import TurnOutcome, interpret_turn
+from moonasm.vm.machine import Hooks, Machine
+
+Block = Callable[[Machine, int, int], "int | None"]
+
+
+@dataclass(frozen=True)
+class CompiledTurn:
+    blocks: dict[int, Block]  # first statement index -> block function
+    lengths: dict[int, int]  # first statement index -> statements in the block
+    leaders: frozenset[int]
+
+
+def _leaders(stmts: tuple[Stmt, ...]) -> set[int]:
+    leaders = {0}
+    for i, stmt in enumerate(stmts):
+        mnemonic = stmt.op.mnemonic
+        if stmt.op.jump_if is not None:
+            leaders.add(stmt.args[0].value)
+            leaders.add(i + 1)
+        elif mnemonic in ("END", "HACK"):
+            leaders.update((i, i + 1) if mnemonic == "HACK" else (i + 1,))
+    return {i for i in leaders if i <= len(stmts)}
+
+
+_WORDS = re.compile(r"\b(d|s|M|W1)\b")
+
+
+class _BlockWriter:
+    """Writes the source of one block function."""
+
+    def __init__(self, stmts: tuple[Stmt, ...], start: int, stop: int, bits: int, mode: str,
+                 hacker: isa.Hacker | None):
+        self.stmts, self.start, self.stop = stmts, start, stop
+        self.bits, self.mode, self.hacker = bits, mode, hacker
+        self.body: list[str] = []
+        self.regs: set[int] = set()
+        self.spent = 0
+
+    def place(self, arg: Arg) -> str:
+        if arg.kind is ArgKind.REG:
+            self.regs.add(arg.value)
+            return f"r{arg.value}"
+        return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
+
+    def flush(self, indent: str) -> list[str]:
+        out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
+        if self.spent:
+            out.append(f"{indent}m.power -= {self.spent}; m.spent += {self.spent}")
+        out.append(f"{indent}m.cmp = c")
+        return out
+
+    def value(self, arg: Arg) -> str:
+        kind = arg.kind
+        if kind is ArgKind.NUMBER:
+            return str(arg.value)
+        if kind is ArgKind.POWER:
+            return f"(P0 - {self.spent})"
+        if kind is ArgKind.GOAL:
+            return "(g * 2)" if arg.value == 0 else \
+                f"((g if p == {arg.value} else m.shown[{arg.value}]) * 2)"
+        return f"({self.place(arg)} * 2)"
+
+    def source(self) -> str:
+        mask, w1 = (1 << self.bits) - 1, self.bits - 1
+        end = len(self.stmts)
+        for i in range(self.start, self.stop):
+            stmt = self.stmts[i]
+            op = stmt.op
+            if op.is_machine_op:
+                dst = self.place(stmt.args[0])
+                if op.mnemonic == "XCHG":
+                    src = self.place(stmt.args[1])
+                    self.body.append(f"{dst}, {src} = {src}, {dst}")
+                else:
+                    src = self.place(stmt.args[1]) if len(stmt.args) > 1 else "0"
+                    expr = _WORDS.sub(lambda mt: {"d": dst, "s": src, "M": str(mask),
+                                                  "W1": str(w1)}[mt.group(1)],
+                                      op.effect or "")
+                    self.body.append(f"{dst} = {expr}")
+                self.spent += isa.cost_of(op, self.mode, self.hacker)
+                self.regs.add(0)
+                self.body.append("if r0 == T:")
+                self.body.extend(self.flush("    "))
+                self.body.append(f"    return {~(i + 1)}")
+            elif op.mnemonic == "CMP":
+                x, y = (self.value(a) for a in stmt.args)
+                self.body.append(f"x = {x}; y = {y}; c = (x > y) - (x < y)")
+            elif op.jump_if is not None:
+                self.body.extend(self.flush(""))
+                target = stmt.args[0].value
+                if op.mnemonic == "JMP":
+                    self.body.append(f"return {target}")
+                else:
+                    self.body.append(f"return {target} if c is not None and "
+                                     f"{op.jump_if} else {i + 1}")
+                break
+            elif op.mnemonic == "END":
+                self.body.extend(self.flush(""))
+                self.body.append(f"return {end}")
+                break
+        else:
+            self.body.extend(self.flush(""))
+            self.body.append(f"return {self.stop}")
+        return "\n".join(self.prologue() + ["    " + line for line in self.body])
+
+    def prologue(self) -> list[str]:
+        stmts = self.stmts[self.start:self.stop]
+        names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
+        names |= {isa.REGISTERS[a.value] for s in stmts for a in s.args
+                  if a.kind is ArgKind.REG and a.value}
+        lines = ["def block(m, steps, limit):",
+                 f"    if steps + {len(stmts)} > limit: return None"]
+        if self.spent:
+            lines.append(f"    if m.power < {self.spent}: return None")
+        lines.append(f"    if m.disabled and not m.disabled.isdisjoint({sorted(names)!r}): "
+                     "return None")
+        if any(s.op.extra for s in stmts):
+            lines.append("    if m.extras != 'on': return None")
+        hacker = self.hacker
+        if hacker is not None and hacker.free_per_turn and names & hacker.mnemonics:
+            lines.append("    if m.free_uses: return None")
+        lines.append("    p = m.player; R = m.regs; ram = m.ram; T = m.target; c = m.cmp")
+        args = [a for s in stmts for a in s.args]
+        for owner in sorted({a.value for a in args if a.kind is ArgKind.RAM and a.value}):
+            lines.append(f"    if p != {owner}: return None")
+        if any(a.kind is ArgKind.GOAL for a in args):
+            lines.append("    g = m.goal")
+        if any(a.kind is ArgKind.GOAL and a.value == 0 for a in args):
+            lines.append("    if g is None: return None")
+        for owner in sorted({a.value for a in args if a.kind is ArgKind.GOAL and a.value}):
+            lines.append(f"    if (g is None) if p == {owner} else ({owner} not in m.shown): "
+                         "return None")
+        if any(a.kind is ArgKind.POWER for a in args):
+            lines.append("    P0 = m.power")
+        lines.extend(f"    r{r} = R[{r}]" for r in sorted(self.regs))
+        return lines
+
+
+@functools.lru_cache(maxsize=512)
+def compile_turn(turn: Turn, bits: int, mode: str, hacker: isa.Hacker | None) -> CompiledTurn:
+    """Compile a turn for one width, cost mode and hacker (their costs are baked in)."""
+    stmts = turn.stmts
+    leaders = _leaders(stmts)
+    blocks: dict[int, Block] = {}
+    lengths: dict[int, int] = {}
+    for start in sorted(leaders):
+        if start >= len(stmts) or stmts[start].op.mnemonic == "HACK":
+            continue
+        stop = start + 1
+        while stop < len(stmts) and stop not in leaders and \
+                stmts[stop - 1].op.jump_if is None and stmts[stop - 1].op.mnemonic != "END":
+            stop += 1
+        writer = _BlockWriter(stmts, start, stop, bits, mode, hacker)
+        namespace: dict[str, object] = {}
+        exec(writer.source(), namespace)  # noqa: S102 - code we generated from checked input
+        blocks[start] = namespace["block"]  # type: ignore[assignment]
+        lengths[start] = stop - start
+    return CompiledTurn(blocks, lengths, frozenset(leaders))
+
+
+def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
+    """Run one turn on the fast path where it can, the reference interpreter elsewhere."""
+    if hooks.trace is not None:
+        return interpret_turn(m, turn, hooks, max_steps)
+    compiled = compile_turn(turn, m.bits, m.mode, m.hackers.get(m.player))
+    blocks, lengths, leaders = compiled.blocks, compiled.lengths, compiled.leaders
+    end = len(turn.stmts)
+    pc = steps = 0
+    while pc < end:
+        block = blocks.get(pc)
+        if block is not None:
+            result = block(m, steps, max_steps)
+            if result is not None:
+                if result >= 0:
+                    steps += lengths[pc]
+                    pc = result
+                    continue
+                resume = ~result
+                steps += resume - pc
+                pc = resume
+                if not hooks.solved():
+                    return TurnOutcome(steps, stopped=True)
+                continue
+        outcome = interpret_turn(m, turn, hooks, max_steps, pc, steps, stop_at=leaders)
+        if outcome.paused_at is None:
+            return outcome
+        pc, steps = outcome.paused_at, outcome.steps
+    return TurnOutcome(steps)

@@ -1,0 +1,53 @@
+"""Running a script (`moonasm run`): its turns in order on one machine, under its directives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from moonasm.lang.check import Program, Stmt
+from moonasm.vm.compile import run_turn
+from moonasm.vm.machine import UNLIMITED, Fault, Hooks, Machine, ProtectionFault
+
+DEFAULT_MAX_STEPS = 1_000_000
+
+
+@dataclass
+class ScriptResult:
+    machine: Machine
+    steps: int
+    fault: Fault | None
+    reached: bool  # A equalled the declared goal after some operation
+
+
+def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
+               trace: Callable[[Stmt, int, Machine], None] | None = None) -> ScriptResult:
+    """Run every turn of a checked script; stop at the first fault."""
+    config = program.config
+    m = Machine.from_config(config)
+    if config.goal is not None:
+        m.goal = m.target = config.goal
+        m.shown = {n: config.goal for n in range(1, config.players + 1)}
+    power = UNLIMITED if config.power is None else config.power
+    reached = False
+
+    def solved() -> bool:
+        nonlocal reached
+        reached = True
+        m.target = None  # reached once is reached: stop watching
+        return True
+
+    def hack(player: int) -> None:
+        if config.mode != "versus":
+            raise ProtectionFault("HACK is for competitive games (.mode versus)")
+        raise ProtectionFault(f"player {m.player} holds no bug card to hack with")
+
+    hooks = Hooks(solved=solved, hack=hack, trace=trace)
+    steps = 0
+    for turn in program.turns:
+        m.begin_turn(turn.player, power)
+        outcome = run_turn(m, turn, hooks, max_steps)
+        steps += outcome.steps
+        if outcome.fault is not None:
+            return ScriptResult(m, steps, outcome.fault, reached)
+    return ScriptResult(m, steps, None, reached)
