@@ -484,7 +484,9 @@ class _Checker:
 
     def config(self) -> Config:
         o = self.overrides
-        bits = o.bits if o.bits is not None else int(self.value("bits", 4))  # type: ignore
+        # A bot is checked for the widest machine unless the game's width is known.
+        default_bits = MAX_BITS if self.bot else 4
+        bits = o.bits if o.bits is not None else int(self.value("bits", default_bits))  # type: ignore
         players = int(self.value("players", 1))  # type: ignore[call-overload]
         mask = (1 << bits) - 1
         sets = {k: v for k, (v, _) in self.sets.items()}
