@@ -6,7 +6,6 @@ module is the one place that renders them, so the CLI, the REPL and the game log
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 
 # Kinds of problem, as spec §6 names them in JSON.
@@ -56,8 +55,10 @@ class Diagnostic:
 
 def _printable(ch: str) -> str:
     """A character as it may be shown on a terminal: controls and bad bytes escaped."""
-    if ch == "\t":
+    if ch == "\t" or " " <= ch <= "~":
         return ch
+    import unicodedata  # only for the rare character outside printable ASCII
+
     if "\udc80" <= ch <= "\udcff":  # an undecodable byte, kept by surrogateescape
         return f"\\x{ord(ch) - 0xDC00:02x}"
     if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-from pathlib import Path
 from typing import IO
 
 from moonasm.diagnostics import Diagnostic
@@ -26,7 +24,8 @@ def read_program(path: str) -> str:
     from moonasm.lang.parse import decode
 
     try:
-        data = Path(path).read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise UsageError(f"cannot read '{path}': no such file") from None
     except IsADirectoryError:
@@ -47,6 +46,8 @@ def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[
 
 
 def print_json(obj: object) -> None:
+    import json
+
     print(json.dumps(obj, ensure_ascii=False))
 
 

@@ -6,7 +6,6 @@ resolved to kinds and indices, labels resolved to statement indices within their
 
 from __future__ import annotations
 
-import difflib
 import enum
 from dataclasses import dataclass, field
 
@@ -118,6 +117,8 @@ class UsageError(Exception):
 
 def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
     """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+    import difflib  # only when there is something to suggest
+
     match = difflib.get_close_matches(word.upper(), [c.upper() for c in choices], n=1,
                                       cutoff=0.6)
     if not match:

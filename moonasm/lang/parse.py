@@ -8,10 +8,8 @@ statement gets its own diagnostic and the good ones still reach the checker.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.diagnostics import Diagnostic, Span, describe_char
@@ -20,13 +18,15 @@ from moonasm.lang.nodes import Directive, Instruction, Label, Node, Operand
 if TYPE_CHECKING:
     from lark import Lark, Token
 
-_PACKAGE_GRAMMAR = Path(__file__).resolve().parent.parent / "grammar" / "moon.lark"
-_SOURCE_GRAMMAR = Path(__file__).resolve().parent.parent.parent / "grammar" / "moon.lark"
+# os.path, not pathlib: pathlib costs milliseconds of start-up that `moonasm run` pays.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PACKAGE_GRAMMAR = os.path.join(_PACKAGE, "grammar", "moon.lark")
+_SOURCE_GRAMMAR = os.path.join(os.path.dirname(_PACKAGE), "grammar", "moon.lark")
 
 
-def grammar_path() -> Path:
+def grammar_path() -> str:
     """The grammar inside the installed wheel, or grammar/moon.lark in a source checkout."""
-    return _PACKAGE_GRAMMAR if _PACKAGE_GRAMMAR.exists() else _SOURCE_GRAMMAR
+    return _PACKAGE_GRAMMAR if os.path.exists(_PACKAGE_GRAMMAR) else _SOURCE_GRAMMAR
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,30 +202,35 @@ def _parser() -> tuple[Lark, _NodeBuilder]:
     """The LALR parser, built once per process and cached on disk between processes."""
     from lark import Lark
 
-    text = grammar_path().read_text(encoding="utf-8")
+    with open(grammar_path(), encoding="utf-8") as f:
+        text = f.read()
     builder = _NodeBuilder()
     options: dict[str, Any] = dict(parser="lalr", lexer="basic", transformer=builder,
                                    maybe_placeholders=False)
     cache = _cache_file(text)
     if cache is not None:
-        options["cache"] = str(cache)
+        options["cache"] = cache
     return Lark(text, **options), builder
 
 
-def _cache_file(grammar: str) -> Path | None:
+def _cache_file(grammar: str) -> str | None:
     """A per-user cache file for the built parser, named by the grammar's and Lark's version.
 
     It lives in the user's own cache directory, not a shared temporary one, because Lark
     loads it with pickle."""
+    import zlib
+
     import lark
 
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    folder = Path(base) / "moonasm"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    folder = os.path.join(base, "moonasm")
     try:
-        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
     except OSError:
         return None
     if not os.access(folder, os.W_OK):
         return None
-    digest = hashlib.sha256(f"{lark.__version__}\n{grammar}".encode()).hexdigest()[:16]
-    return folder / f"grammar-{digest}.lark"
+    # Lark checks its own hash of the grammar inside the file; this name only keeps versions
+    # apart, so a cheap checksum will do (hashlib costs start-up time).
+    digest = zlib.crc32(f"{lark.__version__}\n{grammar}".encode())
+    return os.path.join(folder, f"grammar-{digest:08x}.lark")
