@@ -446,8 +446,13 @@ class _Checker:
 
     def d_disable(self, node: Directive, arg: Operand) -> None:
         word = arg.text.upper()
-        if arg.kind == "word" and (word in isa.REGISTERS[1:] or word in isa.OPERATIONS):
+        op = isa.OPERATIONS.get(word) if arg.kind == "word" else None
+        if arg.kind == "word" and word in isa.REGISTERS[1:] or op is not None and \
+                op.is_machine_op:
             self.disabled.add(word)
+        elif op is not None:
+            self.error("semantic", f"only registers B-D and operations can be disabled; "
+                       f"{word} is control flow", arg.span)
         elif word == "A":
             self.error("semantic", "register A cannot be disabled (there is no ERROR A)",
                        arg.span)

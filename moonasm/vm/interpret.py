@@ -46,41 +46,42 @@ class TurnOutcome:
     paused_at: int | None = None  # interpret_turn reached a `stop_at` statement
 
 
-def _register(m: Machine, arg: Arg) -> int:
-    if arg.value and isa.REGISTERS[arg.value] in m.disabled:
-        raise DisabledFault(f"register {isa.REGISTERS[arg.value]} is disabled by an ERROR "
-                            "card until repaired")
-    return arg.value
-
-
-def _ram_owner(m: Machine, arg: Arg) -> int:
-    owner = arg.value or m.player
-    if owner != m.player:
-        raise ProtectionFault(f"RAM{owner} belongs to player {owner}; player {m.player} may "
-                              "only use its own RAM")
-    return owner
+def guard(m: Machine, args: tuple[Arg, ...]) -> None:
+    """Refuse operands the acting player may not touch: disabled registers first, then
+    another player's RAM, then goals not shown. Checked before anything changes."""
+    for arg in args:
+        if arg.kind is ArgKind.REG and arg.value and isa.REGISTERS[arg.value] in m.disabled:
+            raise DisabledFault(f"register {isa.REGISTERS[arg.value]} is disabled by an ERROR "
+                                "card until repaired")
+    for arg in args:
+        owner = arg.value or m.player
+        if arg.kind is ArgKind.RAM and owner != m.player:
+            raise ProtectionFault(f"RAM{owner} belongs to player {owner}; player {m.player} "
+                                  "may only use its own RAM")
+        if arg.kind is ArgKind.GOAL:
+            if owner == m.player:
+                if m.goal is None:
+                    raise ProtectionFault("there is no goal to read")
+            elif owner not in m.shown:
+                raise ProtectionFault(f"player {owner}'s goal has not been shown; HACK "
+                                      f"{owner} shows it")
 
 
 def compare_value(m: Machine, arg: Arg) -> float:
-    """A CMP operand's value in halves."""
+    """A CMP operand's value in halves (its operands already passed `guard`)."""
     kind = arg.kind
     if kind is ArgKind.REG:
-        return m.regs[_register(m, arg)] * 2
+        return m.regs[arg.value] * 2
     if kind is ArgKind.NUMBER:
         return arg.value
     if kind is ArgKind.RAM:
-        return m.ram[_ram_owner(m, arg)] * 2
+        return m.ram[m.player] * 2
     if kind is ArgKind.POWER:
         return m.power
     owner = arg.value or m.player
-    if owner == m.player:
-        if m.goal is None:
-            raise ProtectionFault("there is no goal to read")
-        return m.goal * 2
-    if owner not in m.shown:
-        raise ProtectionFault(f"player {owner}'s goal has not been shown; HACK {owner} "
-                              "shows it")
-    return m.shown[owner] * 2
+    goal = m.goal if owner == m.player else m.shown[owner]
+    assert goal is not None
+    return goal * 2
 
 
 def execute(m: Machine, stmt: Stmt, pc: int, end: int, hooks: Hooks) -> tuple[int, int]:
@@ -91,12 +92,9 @@ def execute(m: Machine, stmt: Stmt, pc: int, end: int, hooks: Hooks) -> tuple[in
     args = stmt.args
     if op.is_machine_op:
         m.check_available(op)
-        places = []
-        for arg in args:
-            if arg.kind is ArgKind.REG:
-                places.append((m.regs, _register(m, arg)))
-            else:
-                places.append((m.ram, _ram_owner(m, arg)))
+        guard(m, args)
+        places = [(m.regs, a.value) if a.kind is ArgKind.REG else (m.ram, a.value or m.player)
+                  for a in args]
         cost, free = m.charge(op)
         (dst, di) = places[0]
         if op.mnemonic == "XCHG":
@@ -113,6 +111,7 @@ def execute(m: Machine, stmt: Stmt, pc: int, end: int, hooks: Hooks) -> tuple[in
         return pc + 1, cost
     mnemonic = op.mnemonic
     if mnemonic == "CMP":
+        guard(m, args)
         x = compare_value(m, args[0])
         y = compare_value(m, args[1])
         m.cmp = (x > y) - (x < y)
