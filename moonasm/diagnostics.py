@@ -6,6 +6,7 @@ module is the one place that renders them, so the CLI, the REPL and the game log
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 # Kinds of problem, as spec §6 names them in JSON.
@@ -13,6 +14,12 @@ STATIC_KINDS = ("syntax", "semantic")
 FAULT_KINDS = ("power", "protection", "disabled", "overload")
 
 _WINDOW = 80  # characters of a very long source line shown around the caret
+_LONG_WORD = re.compile(r"\S{48,}")
+
+
+def shorten(message: str) -> str:
+    """A message quoting a 200,000-character token helps nobody: cut long words short."""
+    return _LONG_WORD.sub(lambda m: m.group(0)[:40] + "…", message)
 
 
 @dataclass(frozen=True, slots=True)

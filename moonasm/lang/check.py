@@ -10,9 +10,9 @@ import enum
 from dataclasses import dataclass, field
 
 from moonasm import isa
-from moonasm.diagnostics import Diagnostic, Span
+from moonasm.diagnostics import Diagnostic, Span, shorten
 from moonasm.isa import Operation, Slot
-from moonasm.lang.nodes import Directive, Instruction, Label, Node, Operand
+from moonasm.lang.nodes import Directive, Instruction, Label, Operand
 from moonasm.lang.parse import Parsed
 
 MAX_BITS = 16
@@ -127,6 +127,14 @@ def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
     return f" (did you mean '{original}'?)"
 
 
+def shown(value: int) -> str:
+    """A number for a message; a huge one is abbreviated (Python refuses to print ints of
+    more than 4,300 digits, and nobody wants to read them)."""
+    if value.bit_length() <= 64:
+        return str(value)
+    return f"(a {value.bit_length()}-bit number)"
+
+
 def parse_number(text: str) -> int | None:
     """A number token's value in halves (`6` -> 12, `1.5` -> 3), or None if malformed."""
     low = text.lower()
@@ -145,7 +153,11 @@ def parse_number(text: str) -> int | None:
             if tenths == "5":
                 return int(whole) * 2 + 1
             return -1  # a fraction other than ½: reported by the caller
-        return int(low) * 2 if low.isdigit() else None
+        if not low.isdigit():
+            return None
+        if len(low) > 4000:  # past int()'s digit limit, and wider than any machine anyway
+            return 1 << (len(low) * 3)
+        return int(low) * 2
     except ValueError:
         return None
 
@@ -174,7 +186,7 @@ class _Checker:
         self.seen_instruction = False
 
     def error(self, kind: str, message: str, span: Span) -> None:
-        self.errors.append(Diagnostic(kind, message, span))
+        self.errors.append(Diagnostic(kind, shorten(message), span))
 
     # -- walking the nodes --------------------------------------------------------------
 
@@ -378,7 +390,7 @@ class _Checker:
         value = self.number(arg, ".bits")
         if value is not None:
             if not 1 <= value <= MAX_BITS:
-                self.error("semantic", f".bits must be 1-{MAX_BITS}, not {value}", arg.span)
+                self.error("semantic", f".bits must be 1-{MAX_BITS}, not {shown(value)}", arg.span)
             else:
                 self.once("bits", value, node.span)
 
@@ -386,7 +398,7 @@ class _Checker:
         value = self.number(arg, ".players")
         if value is not None:
             if not 1 <= value <= 4:
-                self.error("semantic", f".players must be 1-4, not {value}", arg.span)
+                self.error("semantic", f".players must be 1-4, not {shown(value)}", arg.span)
             else:
                 self.once("players", value, node.span)
 
@@ -430,7 +442,7 @@ class _Checker:
         if player is None:
             return
         if not 1 <= player <= 4:
-            self.error("semantic", f"players are numbered 1-4, not {player}", who.span)
+            self.error("semantic", f"players are numbered 1-4, not {shown(player)}", who.span)
             return
         name = kind.text.lower()
         if name not in isa.HACKERS:
@@ -465,7 +477,7 @@ class _Checker:
         if player is None:
             return
         if not 1 <= player <= 4:
-            self.error("semantic", f"players are numbered 1-4, not {player}", arg.span)
+            self.error("semantic", f"players are numbered 1-4, not {shown(player)}", arg.span)
             return
         self.turn_spans.append((player, arg.span))
         self.turns.append((player, [], {}, {}))
@@ -498,18 +510,18 @@ class _Checker:
         sets = {k: v for k, (v, _) in self.sets.items()}
         for where, value in o.sets.items():
             if value > mask:
-                self.usage.append(f"--set {where}={value} does not fit in {bits} bits "
+                self.usage.append(f"--set {where}={shown(value)} does not fit in {bits} bits "
                                   f"(0-{mask})")
             sets[where] = value
         goal = o.goal if o.goal is not None else self.value("goal", None)
         if o.goal is not None and o.goal > mask:
-            self.usage.append(f"--goal {o.goal} does not fit in {bits} bits (0-{mask})")
+            self.usage.append(f"--goal {shown(o.goal)} does not fit in {bits} bits (0-{mask})")
         overridden = {f"the value for {k}" for k in o.sets}
         if o.goal is not None:
             overridden.add("the goal")
         for value, span, what in self.width_checks:
             if value > mask and what not in overridden:
-                self.error("semantic", f"{what} {value} does not fit in {bits} bits "
+                self.error("semantic", f"{what} {shown(value)} does not fit in {bits} bits "
                            f"(0-{mask})", span)
         for where, (_, span) in self.sets.items():
             if where.startswith("RAM") and int(where[3:]) > players:
@@ -547,10 +559,10 @@ class _Checker:
 
     def resolve(self, config: Config) -> tuple[Turn, ...]:
         where_defined: dict[str, int] = {}
-        for index, (_, _, _, spans) in enumerate(self.turns):
+        for _, _, _, spans in self.turns:
             for name, span in spans.items():
                 where_defined.setdefault(name, span.line)
-        for turn_index, stmt_index, arg in self.pending_jumps:
+        for turn_index, _, arg in self.pending_jumps:
             labels = self.turns[turn_index][2]
             if arg.text in labels:
                 continue

@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from moonasm.diagnostics import Diagnostic, Span, describe_char
+from moonasm.diagnostics import Diagnostic, Span, describe_char, shorten
 from moonasm.lang.nodes import Directive, Instruction, Label, Node, Operand
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def parse(text: str) -> Parsed:
     parser, builder = _parser()
     builder.line_base, builder.column_base = 0, 0
     try:
-        nodes = parser.parse(text)
+        nodes: list[Node] = parser.parse(text)  # type: ignore[assignment]  # inline transformer
     except UnexpectedInput:
         return _parse_statements(lines)
     except RecursionError:  # pragma: no cover - LALR does not recurse; kept as a guard
@@ -75,10 +75,10 @@ def _parse_statements(lines: list[str]) -> Parsed:
         for start, piece in split_statements(line):
             builder.line_base, builder.column_base = number - 1, start
             try:
-                nodes.extend(parser.parse(piece))
+                nodes.extend(parser.parse(piece))  # type: ignore[arg-type]
             except UnexpectedCharacters as e:
                 col = start + e.column
-                errors.append(Diagnostic("syntax", describe_char(piece[e.pos_in_stream]),
+                errors.append(Diagnostic("syntax", describe_char(piece[e.pos_in_stream or 0]),
                                          Span(number, col)))
             except UnexpectedToken as e:
                 errors.append(_token_error(e, number, start, piece))
@@ -144,7 +144,7 @@ def _token_error(e: Any, line: int, start: int, piece: str) -> Diagnostic:
         message = f"unexpected {got}"
         if expected:
             message += f"; expected {' or '.join(expected)}"
-    return Diagnostic("syntax", message, Span(line, column, length))
+    return Diagnostic("syntax", shorten(message), Span(line, column, length))
 
 
 class _NodeBuilder:

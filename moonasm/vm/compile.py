@@ -46,6 +46,10 @@ def _leaders(stmts: tuple[Stmt, ...]) -> set[int]:
 _WORDS = re.compile(r"\b(d|s|M|W1)\b")
 
 
+def _substitute(words: dict[str, str], match: re.Match[str]) -> str:
+    return words[match.group(1)]
+
+
 class _BlockWriter:
     """Writes the source of one block function."""
 
@@ -94,9 +98,8 @@ class _BlockWriter:
                     self.body.append(f"{dst}, {src} = {src}, {dst}")
                 else:
                     src = self.place(stmt.args[1]) if len(stmt.args) > 1 else "0"
-                    expr = _WORDS.sub(lambda mt: {"d": dst, "s": src, "M": str(mask),
-                                                  "W1": str(w1)}[mt.group(1)],
-                                      op.effect or "")
+                    words = {"d": dst, "s": src, "M": str(mask), "W1": str(w1)}
+                    expr = _WORDS.sub(functools.partial(_substitute, words), op.effect or "")
                     self.body.append(f"{dst} = {expr}")
                 self.spent += isa.cost_of(op, self.mode, self.hacker)
                 self.regs.add(0)
