@@ -7,7 +7,9 @@ reached), 1 a declared goal not reached, 2 usage error, 3 invalid program, 4 run
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
     UsageError,
@@ -21,6 +23,10 @@ from moonasm.cli.common import (
     read_program,
     use_color,
 )
+
+if TYPE_CHECKING:
+    from moonasm.lang.check import Config, Program
+    from moonasm.vm.machine import Machine
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +61,7 @@ def _sets(pairs: list[str]) -> dict[str, int]:
     return sets
 
 
-def _number(halves: int | float | None) -> int | float | None:
+def _number(halves: float | None) -> float | None:
     if halves is None or halves == float("inf"):
         return None
     return halves // 2 if halves % 2 == 0 else halves / 2
@@ -80,26 +86,44 @@ def main(args: argparse.Namespace) -> int:
     if result.program is None:
         print_diagnostics(args.file, parsed.lines, result.errors)
         if args.json:
-            first = result.errors[0]
-            print_json(_json_static(args, first.as_json()))
+            print_json(_json_static(result.config, result.errors[0].as_json()))
         return 3
     return _run(args, result.program)
 
 
-def _json_static(args: argparse.Namespace, error: dict[str, object]) -> dict[str, object]:
-    bits = args.bits or 4
-    return {"ok": False, "bits": bits, "registers": {"A": 0, "B": 0, "C": 0, "D": 0},
-            "ram": {"1": 0}, "power": {"spent": 0, "left": _number(args.power)},
-            "goal": None if args.goal is None else {"value": args.goal, "reached": False},
-            "steps": 0, "error": error}
+def _json_static(config: Config | None, error: dict[str, object]) -> dict[str, object]:
+    """The JSON of a program that never ran: the machine as its directives set it up."""
+    from moonasm.lang import check
+    from moonasm.vm.machine import Machine
+
+    config = config or check.Config()
+    # values that do not fit are among the errors; they never reached the machine
+    fitting = {k: v for k, v in config.sets.items() if v <= config.mask}
+    m = Machine.from_config(dataclasses.replace(config, sets=fitting))
+    return _json(m, config, ok=False, reached=False, steps=0, error=error,
+                 left=config.power)
 
 
-def _run(args: argparse.Namespace, program: object) -> int:
+def _json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
+          error: dict[str, object] | None, left: float | None) -> dict[str, object]:
+    from moonasm import isa
+
+    return {
+        "ok": ok,
+        "bits": m.bits,
+        "registers": dict(zip(isa.REGISTERS, m.regs, strict=True)),
+        "ram": {str(p): m.ram[p] for p in range(1, config.players + 1)},
+        "power": {"spent": _number(m.spent), "left": _number(left)},
+        "goal": None if config.goal is None else {"value": config.goal, "reached": reached},
+        "steps": steps,
+        "error": error,
+    }
+
+
+def _run(args: argparse.Namespace, program: Program) -> int:
     from moonasm import isa, render
-    from moonasm.lang.check import Program
     from moonasm.vm.script import DEFAULT_MAX_STEPS, run_script
 
-    assert isinstance(program, Program)
     config = program.config
     out = sys.stderr if args.json else sys.stdout
     trace = None
@@ -118,19 +142,11 @@ def _run(args: argparse.Namespace, program: object) -> int:
         diag = Diagnostic(fault.kind, fault.message, fault.stmt.span)
         print_diagnostics(args.file, program.lines, [diag], prefix=f"{fault.kind} fault: ")
     if args.json:
-        print_json({
-            "ok": fault is None,
-            "bits": m.bits,
-            "registers": dict(zip(isa.REGISTERS, m.regs, strict=True)),
-            "ram": {str(p): m.ram[p] for p in range(1, config.players + 1)},
-            "power": {"spent": _number(m.spent), "left": _number(m.power)},
-            "goal": None if config.goal is None else {"value": config.goal,
-                                                       "reached": res.reached},
-            "steps": res.steps,
-            "error": None if fault is None or fault.stmt is None else {
-                "kind": fault.kind, "message": fault.message, "line": fault.stmt.line,
-                "column": fault.stmt.span.column},
-        })
+        error = None if fault is None or fault.stmt is None else {
+            "kind": fault.kind, "message": fault.message, "line": fault.stmt.line,
+            "column": fault.stmt.span.column}
+        print_json(_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
+                         error=error, left=m.power))
     else:
         color = use_color(sys.stdout)
         print(render.registers(m, color))

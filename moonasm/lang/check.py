@@ -191,6 +191,7 @@ class _Checker:
     # -- walking the nodes --------------------------------------------------------------
 
     def run(self) -> Program | None:
+        self.result_config: Config | None = None
         for node in self.parsed.nodes:
             if isinstance(node, Instruction):
                 self.instruction(node)
@@ -198,7 +199,7 @@ class _Checker:
                 self.directive(node)
             elif isinstance(node, Label):
                 self.label(node)
-        config = self.config()
+        config = self.result_config = self.config()
         turns = self.resolve(config)
         self.errors.sort(key=lambda d: (d.line, d.column))
         if self.errors or self.usage:
@@ -592,6 +593,7 @@ class CheckResult:
     program: Program | None
     errors: list[Diagnostic]
     usage: list[str]
+    config: Config | None = None  # as far as the directives could be read, even with errors
 
 
 def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = None) -> CheckResult:
@@ -599,7 +601,7 @@ def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = No
     `usage` the command-line values that cannot apply."""
     checker = _Checker(parsed, bot, overrides)
     program = checker.run()
-    return CheckResult(program, checker.errors, checker.usage)
+    return CheckResult(program, checker.errors, checker.usage, checker.result_config)
 
 
 def check_source(text: str, *, bot: bool = False,
