@@ -180,7 +180,8 @@ class _Checker:
         self.turns: list[tuple[int, list[Stmt], dict[str, int], dict[str, Span]]] = [
             (1, [], {}, {})]
         self.pending_jumps: list[tuple[int, int, Arg]] = []  # (turn, stmt, arg)
-        self.width_checks: list[tuple[int, Span, str]] = []  # (value, span, what)
+        # (value, span, what): `what` is "number", "goal" or a register/module name
+        self.width_checks: list[tuple[int, Span, str]] = []
         self.goal_uses: list[Span] = []
         self.hack_uses: list[tuple[int, Span]] = []
         self.seen_instruction = False
@@ -321,7 +322,7 @@ class _Checker:
                                "compared with fractions", operand.span)
                     return None
                 if not power_compared:
-                    self.width_checks.append((value // 2, operand.span, "the number"))
+                    self.width_checks.append((value // 2, operand.span, "number"))
                 args.append(Arg(ArgKind.NUMBER, value, operand.span, operand.text))
             elif operand.kind == "word" and word in isa.REGISTERS:
                 args.append(Arg(ArgKind.REG, isa.REGISTERS.index(word), operand.span, word))
@@ -420,7 +421,7 @@ class _Checker:
         value = self.number(arg, ".goal")
         if value is not None:
             self.once("goal", value, node.span)
-            self.width_checks.append((value, arg.span, "the goal"))
+            self.width_checks.append((value, arg.span, "goal"))
 
     def d_set(self, node: Directive, target: Operand, arg: Operand) -> None:
         where = target.text.upper()
@@ -436,7 +437,7 @@ class _Checker:
                        f"{self.sets[where][1].line})", target.span)
             return
         self.sets[where] = (value, target.span)
-        self.width_checks.append((value, arg.span, f"the value for {where}"))
+        self.width_checks.append((value, arg.span, where))
 
     def d_hacker(self, node: Directive, who: Operand, kind: Operand) -> None:
         player = self.number(who, ".hacker's player")
@@ -517,13 +518,12 @@ class _Checker:
         goal = o.goal if o.goal is not None else self.value("goal", None)
         if o.goal is not None and o.goal > mask:
             self.usage.append(f"--goal {shown(o.goal)} does not fit in {bits} bits (0-{mask})")
-        overridden = {f"the value for {k}" for k in o.sets}
-        if o.goal is not None:
-            overridden.add("the goal")
+        overridden = set(o.sets) | ({"goal"} if o.goal is not None else set())
         for value, span, what in self.width_checks:
             if value > mask and what not in overridden:
-                self.error("semantic", f"{what} {shown(value)} does not fit in {bits} bits "
-                           f"(0-{mask})", span)
+                label = f"{what} {shown(value)}" if what in ("number", "goal") else \
+                    f"value {shown(value)} for {what}"
+                self.error("semantic", f"{label} does not fit in {bits} bits (0-{mask})", span)
         for where, (_, span) in self.sets.items():
             if where.startswith("RAM") and int(where[3:]) > players:
                 self.error("semantic", f"{where} does not exist with {players} player"
