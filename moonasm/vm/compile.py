@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from moonasm import isa
 from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
@@ -22,13 +21,6 @@ from moonasm.vm.interpret import TurnOutcome, interpret_turn
 from moonasm.vm.machine import Hooks, Machine
 
 Block = Callable[[Machine, int, int], "int | None"]
-
-
-@dataclass(frozen=True)
-class CompiledTurn:
-    blocks: dict[int, Block]  # first statement index -> block function
-    lengths: dict[int, int]  # first statement index -> statements in the block
-    leaders: frozenset[int]
 
 
 def _leaders(stmts: tuple[Stmt, ...]) -> set[int]:
@@ -160,26 +152,53 @@ class _BlockWriter:
         return lines
 
 
+HOT = 2  # a block is compiled the second time it is entered
+MAX_BLOCK = 64  # statements per block: keeps each generated function quick to compile
+
+
+class CompiledTurn:
+    """A turn's blocks, compiled on demand.
+
+    Straight-line code that runs once is not worth compiling (generating and compiling a
+    function costs far more than interpreting it once), so a block is compiled only when it
+    is entered for the second time: loop bodies, and bot programs played turn after turn.
+    """
+
+    def __init__(self, turn: Turn, bits: int, mode: str, hacker: isa.Hacker | None):
+        self.stmts = turn.stmts
+        self.bits, self.mode, self.hacker = bits, mode, hacker
+        leaders = _leaders(self.stmts)
+        ordered = sorted(leaders)
+        for start, stop in zip(ordered, ordered[1:] + [len(self.stmts)], strict=True):
+            leaders.update(range(start + MAX_BLOCK, stop, MAX_BLOCK))
+        self.leaders = frozenset(leaders)
+        self.blocks: dict[int, Block | None] = {}
+        self.lengths: dict[int, int] = {}
+        self.visits: dict[int, int] = {}
+
+    def compile(self, start: int) -> Block | None:
+        """The block starting at leader `start`; None where there is none (HACK, the end)."""
+        stmts = self.stmts
+        block: Block | None = None
+        if start < len(stmts) and stmts[start].op.mnemonic != "HACK":
+            stop = start + 1
+            while stop < len(stmts) and stop not in self.leaders and \
+                    stmts[stop - 1].op.jump_if is None and stmts[stop - 1].op.mnemonic != "END":
+                stop += 1
+            writer = _BlockWriter(stmts, start, stop, self.bits, self.mode, self.hacker)
+            namespace: dict[str, object] = {}
+            exec(writer.source(), namespace)  # noqa: S102 - generated from a checked program
+            block = namespace["block"]  # type: ignore[assignment]
+            self.lengths[start] = stop - start
+        self.blocks[start] = block
+        return block
+
+
 @functools.lru_cache(maxsize=512)
 def compile_turn(turn: Turn, bits: int, mode: str, hacker: isa.Hacker | None) -> CompiledTurn:
-    """Compile a turn for one width, cost mode and hacker (their costs are baked in)."""
-    stmts = turn.stmts
-    leaders = _leaders(stmts)
-    blocks: dict[int, Block] = {}
-    lengths: dict[int, int] = {}
-    for start in sorted(leaders):
-        if start >= len(stmts) or stmts[start].op.mnemonic == "HACK":
-            continue
-        stop = start + 1
-        while stop < len(stmts) and stop not in leaders and \
-                stmts[stop - 1].op.jump_if is None and stmts[stop - 1].op.mnemonic != "END":
-            stop += 1
-        writer = _BlockWriter(stmts, start, stop, bits, mode, hacker)
-        namespace: dict[str, object] = {}
-        exec(writer.source(), namespace)  # noqa: S102 - code we generated from checked input
-        blocks[start] = namespace["block"]  # type: ignore[assignment]
-        lengths[start] = stop - start
-    return CompiledTurn(blocks, lengths, frozenset(leaders))
+    """The compiled form of a turn for one width, cost mode and hacker (their costs are baked
+    into the generated code), cached so a bot's program is compiled once per game."""
+    return CompiledTurn(turn, bits, mode, hacker)
 
 
 def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
@@ -187,11 +206,16 @@ def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcom
     if hooks.trace is not None:
         return interpret_turn(m, turn, hooks, max_steps)
     compiled = compile_turn(turn, m.bits, m.mode, m.hackers.get(m.player))
-    blocks, lengths, leaders = compiled.blocks, compiled.lengths, compiled.leaders
+    blocks, lengths, leaders, visits = (compiled.blocks, compiled.lengths, compiled.leaders,
+                                        compiled.visits)
     end = len(turn.stmts)
     pc = steps = 0
     while pc < end:
-        block = blocks.get(pc)
+        if pc in blocks:
+            block = blocks[pc]
+        else:
+            visits[pc] = seen = visits.get(pc, 0) + 1
+            block = compiled.compile(pc) if seen >= HOT else None
         if block is not None:
             result = block(m, steps, max_steps)
             if result is not None:
