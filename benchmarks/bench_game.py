@@ -1,0 +1,123 @@
+"""Whole games: two-player competitive games per second, and the engine's own overhead.
+
+`run()` returns (figure, value, baseline name, baseline value, unit) rows:
+
+* complete two-player competitive games per second between two example bots (builder and
+  hoarder from examples/bots/, or small inline bots when those files are missing), on the
+  fast path (no log); the baseline is the same games with a full `--log` (every statement
+  traced on the reference interpreter and serialised);
+* the share of that time spent outside executing bot statements (dealing, solving, drawing,
+  turn bookkeeping), against the issue's target of under half.
+
+Run it alone with `python benchmarks/bench_game.py`.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ("builder", "hoarder")
+SEEDS = range(200)
+
+INLINE = {
+    "counter": """
+loop: CMP A, GOAL
+      JE done
+      CMP POWER, 2
+      JL done
+      CMP A, GOAL
+      JG down
+      INC A
+      JMP loop
+down: DEC A
+      JMP loop
+done: END
+""",
+    "mixer": """
+      MOV RAM, A
+      ROL A
+      CMP A, GOAL
+      JE done
+      NOT A
+      CMP A, GOAL
+      JE done
+      XOR A, B
+      CMP POWER, 1
+      JL done
+      MOV B, RAM
+      INC A
+done: END
+""",
+}
+
+
+def _bots() -> tuple[list[str], list[Any]]:
+    from moonasm.game.bots import bot
+
+    files = [ROOT / "examples" / "bots" / f"{name}.masm" for name in BOTS]
+    if all(f.exists() for f in files):
+        try:
+            return list(BOTS), [bot(f.read_text()) for f in files]
+        except ValueError:
+            pass
+    return list(INLINE), [bot(src) for src in INLINE.values()]
+
+
+def _games(programs: list[Any], names: list[str], log: bool) -> float:
+    from moonasm.game import Game, GameOptions
+    from moonasm.game.log import LogWriter, header
+
+    start = time.perf_counter()
+    for seed in SEEDS:
+        options = GameOptions(mode="versus", seed=seed)
+        on_event = None
+        if log:
+            on_event = LogWriter(io.StringIO(), header(options, [])).write
+        Game(options, names, on_event).play(programs)
+    return time.perf_counter() - start
+
+
+def run() -> list[tuple[str, float, str, float, str]]:
+    import moonasm.game.engine as engine
+
+    names, programs = _bots()
+    _games(programs, names, False)  # warm up: compile the bots' blocks once
+    fast = min(_games(programs, names, False) for _ in range(3))
+    logged = min(_games(programs, names, True) for _ in range(2))
+
+    # time spent inside run_turn (executing bot statements) during the fast games
+    inside = 0.0
+    real = engine.run_turn
+
+    def timed(*args: Any) -> Any:
+        nonlocal inside
+        t = time.perf_counter()
+        try:
+            return real(*args)
+        finally:
+            inside += time.perf_counter() - t
+
+    engine.run_turn = timed  # type: ignore[assignment]
+    try:
+        total = _games(programs, names, False)
+    finally:
+        engine.run_turn = real
+    overhead = 100.0 * (total - inside) / total
+
+    games = len(SEEDS)
+    label = " vs ".join(names)
+    return [
+        (f"versus games/s, 2 bots ({label}), no log", games / fast,
+         "same games with --log (traced)", games / logged, "games/s"),
+        (f"engine overhead outside bot statements ({label})", overhead,
+         "issue 3 target (under half)", 50.0, "%"),
+    ]
+
+
+if __name__ == "__main__":
+    for figure, value, base_name, base, unit in run():
+        print(f"{figure}: {value:.1f} {unit} (baseline {base_name}: {base:.1f} {unit})")

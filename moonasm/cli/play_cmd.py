@@ -1,0 +1,223 @@
+"""Play one whole game of MOON between bots, under every rule of spec §4.
+
+Each SEAT is a bot file, in seat order; the number of seats is the number of players. A
+player's name is the bot's .name, else its file name. Without --seed a seed is chosen and
+printed, so every game can be replayed. --level takes a level for every seat (`--level
+hacker`) or for one seat (`--level 2=medium`). In a cooperative game the setup follows seat
+1's level and each seat's power comes from its own level's row.
+
+Exit status: 0 the game was played to its end (a lost cooperative game too: the game ran;
+the result says who won), 2 usage error, 3 an invalid bot (nothing is played).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from moonasm.cli.common import (
+    UsageError,
+    fail_usage,
+    parse_positive,
+    print_diagnostics,
+    print_json,
+)
+
+LEVELS = ("novice", "medium", "hacker")
+
+
+def _bits(text: str) -> int:
+    try:
+        bits = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
+    if not 4 <= bits <= 16:
+        raise argparse.ArgumentTypeError(f"games use 4-16 bits, not {bits}")
+    return bits
+
+
+def _seed(text: str) -> int:
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a seed (a whole number)") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, not {seed}")
+    return seed
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("seats", nargs="+", metavar="SEAT", help="a bot file per seat, in order")
+    p.add_argument("--mode", choices=("coop", "versus"), default="coop",
+                   help="cooperative (default) or competitive")
+    p.add_argument("--bits", type=_bits, default=4, metavar="N",
+                   help="register width: 4 (default), 5, 6 or 8; wider goals use two cards")
+    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
+                   help="novice (default), medium or hacker; for every seat, or SEAT=L for "
+                   "one (repeatable)")
+    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
+                   help="give a seat a hacker: addition, copy, rotation or logic "
+                   "(repeatable)")
+    p.add_argument("--events", action="store_true",
+                   help="shuffle the 17 event cards into the deck")
+    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
+                   help="extra operations: off (default), tokens (earned by solving goal "
+                   "cards) or on")
+    p.add_argument("--seed", type=_seed, metavar="S",
+                   help="the game's seed (default: chosen at random and printed)")
+    p.add_argument("--max-rounds", type=parse_positive, default=100, metavar="N",
+                   help="end the game after N rounds (default 100)")
+    p.add_argument("--log", metavar="FILE", help="write the game as JSON Lines to FILE")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def _seat_value(option: str, text: str, players: int) -> tuple[int, str]:
+    seat_text, eq, value = text.partition("=")
+    if not eq:
+        raise UsageError(f"{option} takes SEAT=VALUE, not '{text}'")
+    try:
+        seat = int(seat_text)
+    except ValueError:
+        raise UsageError(f"{option} {text}: '{seat_text}' is not a seat number") from None
+    if not 1 <= seat <= players:
+        raise UsageError(f"{option} {text}: seats are 1-{players}")
+    return seat, value.strip().lower()
+
+
+def _levels(values: list[str], players: int) -> tuple[str, ...]:
+    everyone = "novice"
+    per_seat: dict[int, str] = {}
+    for text in values:
+        if "=" in text:
+            seat, level = _seat_value("--level", text, players)
+            if level not in LEVELS:
+                raise UsageError(f"--level {text}: a level is novice, medium or hacker")
+            per_seat[seat] = level
+        else:
+            level = text.strip().lower()
+            if level not in LEVELS:
+                raise UsageError(f"--level {text}: a level is novice, medium or hacker")
+            everyone = level
+    if not per_seat:
+        return (everyone,)
+    return tuple(per_seat.get(s, everyone) for s in range(1, players + 1))
+
+
+def _hackers(values: list[str], players: int) -> dict[int, str]:
+    from moonasm import isa
+
+    hackers: dict[int, str] = {}
+    for text in values:
+        seat, kind = _seat_value("--hacker", text, players)
+        if kind not in isa.HACKERS:
+            raise UsageError(f"--hacker {text}: a hacker is one of {', '.join(isa.HACKERS)}")
+        if seat in hackers:
+            raise UsageError(f"--hacker {text}: seat {seat} already has a hacker")
+        hackers[seat] = kind
+    return hackers
+
+
+def main(args: argparse.Namespace) -> int:
+    import dataclasses
+    from pathlib import Path
+
+    from moonasm.game.bots import Bot, load_bot
+    from moonasm.game.engine import Game, GameOptions
+
+    players = len(args.seats)
+    try:
+        if players > 4:
+            raise UsageError(f"a game has 1-4 players, not {players}")
+        options = GameOptions(
+            mode=args.mode, bits=args.bits, levels=_levels(args.level, players),
+            hackers=_hackers(args.hacker, players), events=args.events, extras=args.extras,
+            seed=0, max_rounds=args.max_rounds)
+        datas = []
+        for file in args.seats:
+            try:
+                datas.append(Path(file).read_bytes())
+            except FileNotFoundError:
+                raise UsageError(f"cannot read '{file}': no such file") from None
+            except IsADirectoryError:
+                raise UsageError(f"cannot read '{file}': it is a directory") from None
+            except OSError as e:
+                raise UsageError(f"cannot read '{file}': {e.strerror or e}") from None
+    except UsageError as e:
+        return fail_usage(str(e))
+
+    bots: list[Bot] = []
+    invalid = False
+    for file, data in zip(args.seats, datas, strict=True):
+        loaded = load_bot(file, data, args.bits)
+        if isinstance(loaded, Bot):
+            bots.append(loaded)
+        else:
+            invalid = True
+            print_diagnostics(file, loaded.lines, loaded.errors)
+    if invalid:
+        print("moonasm: error: invalid bot; no game was played", file=sys.stderr)
+        return 3
+
+    seed = args.seed
+    if seed is None:
+        import random
+
+        seed = random.SystemRandom().randrange(2**32)
+        print(f"moonasm: playing with --seed {seed}",
+              file=sys.stderr if args.json else sys.stdout)
+    options = dataclasses.replace(options, seed=seed)
+
+    names = [b.name for b in bots]
+    log_file = None
+    on_event = None
+    if args.log:
+        from moonasm.game.log import LogWriter, header
+
+        try:
+            log_file = open(args.log, "w", encoding="ascii", newline="\n")  # noqa: SIM115
+        except OSError as e:
+            return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}")
+        players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
+                        for i, b in enumerate(bots, 1)]
+        on_event = LogWriter(log_file, header(options, players_json)).write
+    try:
+        game = Game(options, names, on_event)
+        result = game.play([b.program for b in bots])
+    finally:
+        if log_file is not None:
+            log_file.close()
+    if args.json:
+        print_json(result)
+    else:
+        _summary(game, result)
+    return 0
+
+
+def _summary(game: Any, result: dict[str, Any]) -> None:
+    opts = game.options
+    levels = sorted(set(opts.level(s) for s in range(1, game.players + 1)))
+    mode = "cooperative" if opts.mode == "coop" else "competitive"
+    extras = [] if opts.extras == "off" else [f"extras {opts.extras}"]
+    if opts.events:
+        extras.append("events")
+    print(f"MOON {mode} game, {opts.bits} bits, {'/'.join(levels)}"
+          f"{''.join(', ' + e for e in extras)}, seed {result['seed']}")
+    rows = [("seat", "name", "level", "solved", "faults")]
+    for p in result["players"]:
+        rows.append((str(p["seat"]), p["name"], opts.level(p["seat"]), str(p["solved"]),
+                     str(p["faults"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+    for r in rows:
+        print(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
+              f"{r[3]:>{widths[3]}}  {r[4]:>{widths[4]}}")
+    rounds = result["rounds"]
+    round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
+    if result["result"] == "won":
+        print(f"result: won in {round_word}: every goal solved")
+    elif result["result"] == "lost":
+        print(f"result: lost after {round_word}")
+    else:
+        names = ", ".join(f"{s} ({game.names[s - 1]})" for s in result["winners"])
+        shared = " (shared)" if len(result["winners"]) > 1 else ""
+        print(f"result: finished after {round_word}; winner{shared}: {names}")

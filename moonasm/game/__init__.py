@@ -1,0 +1,5 @@
+"""Whole games of MOON (spec §4): cards, tables, the rules engine, bots and the game log."""
+
+from moonasm.game.engine import Game, GameError, GameOptions, PendingGoal, SeatState
+
+__all__ = ["Game", "GameError", "GameOptions", "PendingGoal", "SeatState"]

@@ -1,0 +1,56 @@
+"""Bots: `.masm` programs checked once as bots for the game's width, then run from their top
+at each of their turns (spec §3.1, §4)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from moonasm.diagnostics import Diagnostic
+from moonasm.lang.check import Overrides, Program, check
+from moonasm.lang.parse import parse
+
+
+@dataclass(frozen=True)
+class Bot:
+    file: str
+    name: str
+    program: Program
+    sha256: str
+
+
+@dataclass(frozen=True)
+class Invalid:
+    file: str
+    lines: list[str]
+    errors: list[Diagnostic]
+
+
+def check_bot(text: str, bits: int) -> tuple[Program | None, list[str], list[Diagnostic]]:
+    """Check `text` as a bot for a `bits`-wide game: (program or None, lines, errors)."""
+    parsed = parse(text)
+    result = check(parsed, bot=True, overrides=Overrides(bits=bits))
+    return result.program, parsed.lines, result.errors
+
+
+def bot_name(program: Program, file: str) -> str:
+    """A player's name: the bot's `.name`, else its file name without the extension."""
+    return program.config.name or Path(file).stem
+
+
+def load_bot(file: str, data: bytes, bits: int) -> Bot | Invalid:
+    from moonasm.game.log import sha256
+    from moonasm.lang.parse import decode
+
+    program, lines, errors = check_bot(decode(data), bits)
+    if program is None:
+        return Invalid(file, lines, errors)
+    return Bot(file, bot_name(program, file), program, sha256(data))
+
+
+def bot(text: str, bits: int = 4) -> Program:
+    """A checked bot from source text; raises ValueError with the diagnostics (tests, tools)."""
+    program, lines, errors = check_bot(text, bits)
+    if program is None:
+        raise ValueError("\n".join(d.render("<bot>", lines) for d in errors))
+    return program

@@ -1,0 +1,202 @@
+"""`moonasm play` (spec §6): seats, options, the JSON object, the summary, the log, exit
+statuses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from moonasm.cli.main import main
+
+COUNTER = """.name "counter"
+loop: CMP A, GOAL
+      JE done
+      CMP POWER, 2
+      JL done
+      CMP A, GOAL
+      JG down
+      INC A
+      JMP loop
+down: DEC A
+      JMP loop
+done: END
+"""
+
+
+@pytest.fixture
+def bots(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("counter.masm").write_text(COUNTER)
+    Path("idle.masm").write_text("END\n")
+    Path("bad.masm").write_text("MOVE A, B\nINC A\nJMP nowhere\n")
+    Path("wide.masm").write_text("CMP A, 40\n")
+    return tmp_path
+
+
+def run(capsys, *args):
+    code = main(["play", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_result_is_exactly_the_spec_object(bots, capsys):
+    code, out, err = run(capsys, "counter.masm", "idle.masm", "--mode", "versus", "--seed",
+                         "42", "--json")
+    assert code == 0 and err == ""
+    result = json.loads(out)
+    assert list(result) == ["mode", "seed", "bits", "rounds", "result", "players", "winners"]
+    assert result["mode"] == "versus" and result["seed"] == 42 and result["bits"] == 4
+    assert result["result"] == "finished"
+    assert result["players"][0] == {"seat": 1, "name": "counter",
+                                    "solved": result["players"][0]["solved"], "faults": 0}
+    assert result["players"][1]["name"] == "idle"  # no .name: the file name
+    assert result["winners"] == [1]
+
+
+def test_same_seed_same_game(bots, capsys):
+    first = run(capsys, "counter.masm", "counter.masm", "--seed", "7", "--json")
+    again = run(capsys, "counter.masm", "counter.masm", "--seed", "7", "--json")
+    assert first == again
+
+
+def test_a_seed_is_chosen_and_printed_when_none_is_given(bots, capsys):
+    code, out, err = run(capsys, "counter.masm", "--json")
+    assert code == 0
+    seed = json.loads(out)["seed"]
+    assert f"--seed {seed}" in err
+    code, out2, err2 = run(capsys, "counter.masm", "--json", "--seed", str(seed))
+    assert out2 == out and err2 == ""
+    code, out, _ = run(capsys, "counter.masm")
+    assert "--seed" in out
+
+
+def test_readable_summary(bots, capsys):
+    code, out, _ = run(capsys, "counter.masm", "idle.masm", "--seed", "3", "--mode", "versus")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "MOON competitive game, 4 bits, novice, seed 3"
+    assert lines[1].split() == ["seat", "name", "level", "solved", "faults"]
+    assert lines[2].split()[:3] == ["1", "counter", "novice"]
+    assert lines[3].split() == ["2", "idle", "novice", "0", "0"]
+    assert lines[-1].startswith("result: finished after ")
+    assert lines[-1].endswith("winner: 1 (counter)")
+
+
+def test_a_lost_cooperative_game_exits_0(bots, capsys):
+    code, out, _ = run(capsys, "idle.masm", "--seed", "1", "--level", "hacker", "--json")
+    assert code == 0
+    assert json.loads(out)["result"] == "lost" and json.loads(out)["winners"] == []
+    code, out, _ = run(capsys, "idle.masm", "--seed", "1", "--level", "hacker")
+    assert out.splitlines()[-1].startswith("result: lost after ")
+
+
+def test_a_won_cooperative_game(bots, capsys):
+    code, out, _ = run(capsys, "counter.masm", "counter.masm", "--seed", "1", "--json")
+    result = json.loads(out)
+    assert (code, result["result"], result["winners"]) == (0, "won", [1, 2])
+
+
+def test_invalid_bots_are_refused_before_the_game(bots, capsys):
+    code, out, err = run(capsys, "counter.masm", "bad.masm", "--log", "game.log")
+    assert code == 3 and out == ""
+    assert "bad.masm:1:1: error: unknown operation 'MOVE'" in err
+    assert "bad.masm:3:5: error: undefined label 'nowhere'" in err
+    assert not Path("game.log").exists()
+
+
+def test_bots_are_checked_for_the_games_width(bots, capsys):
+    code, _, err = run(capsys, "wide.masm", "--seed", "1")
+    assert code == 3 and "wide.masm:1:8" in err
+    code, _, _ = run(capsys, "wide.masm", "--seed", "1", "--bits", "6")
+    assert code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["counter.masm", "--level", "expert"],
+    ["counter.masm", "--level", "2=hacker"],
+    ["counter.masm", "--level", "x=hacker"],
+    ["counter.masm", "--hacker", "1=wizard"],
+    ["counter.masm", "--hacker", "copy"],
+    ["counter.masm", "--hacker", "1=copy", "--hacker", "1=logic"],
+    ["missing.masm"],
+    ["counter.masm"] * 5,
+    ["counter.masm", "--log", "no/such/dir/game.log", "--seed", "1"],
+])
+def test_usage_errors_exit_2(bots, capsys, args):
+    code, _, err = run(capsys, *args)
+    assert code == 2 and "moonasm: error:" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["counter.masm", "--bits", "3"], ["counter.masm", "--bits", "17"],
+    ["counter.masm", "--mode", "solo"], ["counter.masm", "--extras", "some"],
+    ["counter.masm", "--seed", "-1"], ["counter.masm", "--max-rounds", "0"], [],
+])
+def test_argparse_usage_errors_exit_2(bots, capsys, args):
+    with pytest.raises(SystemExit) as e:
+        main(["play", *args])
+    assert e.value.code == 2
+
+
+def test_every_option(bots, capsys):
+    code, out, _ = run(capsys, "counter.masm", "counter.masm", "idle.masm", "--mode",
+                       "versus", "--bits", "6", "--level", "medium", "--level", "3=hacker",
+                       "--hacker", "1=addition", "--hacker", "3=rotation", "--events",
+                       "--extras", "tokens", "--seed", "9", "--max-rounds", "5", "--log",
+                       "g.log", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["bits"] == 6 and result["rounds"] <= 5
+    head = json.loads(Path("g.log").read_text().splitlines()[0])
+    assert head["config"] == {"mode": "versus", "bits": 6,
+                              "levels": ["medium", "medium", "hacker"],
+                              "hackers": {"1": "addition", "3": "rotation"}, "events": True,
+                              "extras": "tokens", "max_rounds": 5, "max_steps": 10000}
+
+
+def test_the_log(bots, capsys):
+    code, out, _ = run(capsys, "counter.masm", "idle.masm", "--mode", "versus", "--seed",
+                       "4", "--log", "game.log", "--json")
+    lines = Path("game.log").read_text().splitlines()
+    objects = [json.loads(line) for line in lines]
+    head = objects[0]
+    import hashlib
+
+    assert head["format"] == "moonasm-game-log" and head["version"] == 1
+    assert head["seed"] == 4
+    assert head["players"] == [
+        {"seat": 1, "name": "counter", "file": "counter.masm",
+         "sha256": hashlib.sha256(COUNTER.encode()).hexdigest()},
+        {"seat": 2, "name": "idle", "file": "idle.masm",
+         "sha256": hashlib.sha256(b"END\n").hexdigest()}]
+    kinds = [o["event"] for o in objects[1:]]
+    assert kinds[0] == "draw" and "setup" in kinds and kinds[-1] == "result"
+    assert {"turn", "step", "solved", "end_turn", "round_end"} <= set(kinds)
+    result = objects[-1]
+    assert {k: result[k] for k in ("result", "rounds", "winners", "players")} == {
+        k: json.loads(out)[k] for k in ("result", "rounds", "winners", "players")}
+    step = next(o for o in objects[1:] if o["event"] == "step")
+    assert list(step) == ["event", "seat", "line", "statement", "cost", "power",
+                          "registers", "ram"]
+    turn = next(o for o in objects[1:] if o["event"] == "turn")
+    assert list(turn) == ["event", "round", "seat", "power", "goal", "registers", "ram"]
+    assert turn["power"] == 4 and turn["ram"] == {"1": 0, "2": 0}
+
+
+def test_a_log_and_no_log_play_the_same_game(bots, capsys):
+    with_log = run(capsys, "counter.masm", "counter.masm", "--mode", "versus", "--seed",
+                   "11", "--events", "--log", "g.log", "--json")
+    without = run(capsys, "counter.masm", "counter.masm", "--mode", "versus", "--seed",
+                  "11", "--events", "--json")
+    assert with_log == without
+
+
+def test_python_dash_m(bots):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "play", "counter.masm", "--seed",
+                           "2", "--json"], capture_output=True, text=True)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["seed"] == 2
