@@ -1,0 +1,73 @@
+"""Explore MOON interactively, or play a game at one keyboard.
+
+With no SEAT, a sandbox: 4 bits, one player, unlimited power, every operation available;
+directives such as `.bits 6`, `.power 3` or `.hacker 1, copy` change it at any time. With
+SEATs, a game: each SEAT is `human` or `human:NAME` (typed at the keyboard) or a bot file
+(plays itself).
+
+In a terminal: highlighting, completion (Tab), history (kept in
+$XDG_STATE_HOME/moonasm/history), validation while typing, and a toolbar. Through a pipe, one
+input a line and plain results: printf 'INC A\\n:state\\n' | moonasm repl
+Type :help for help; :quit or Ctrl-D leaves (exit status 0).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from moonasm.cli.common import parse_bits, parse_positive
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("seats", nargs="*", metavar="SEAT",
+                   help="'human' (or human:NAME) or a bot file, in seat order (none: the "
+                   "sandbox)")
+    p.add_argument("--mode", choices=("coop", "versus"), default="coop",
+                   help="game mode (default coop)")
+    p.add_argument("--bits", type=parse_bits, metavar="N", default=4,
+                   help="register width (default 4)")
+    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
+                   help="level novice|medium|hacker, for all or one seat (repeatable)")
+    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
+                   help="a seat's hacker: addition|copy|rotation|logic (repeatable)")
+    p.add_argument("--events", action="store_true", help="shuffle the event cards in")
+    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
+                   help="extra operations (default off)")
+    p.add_argument("--seed", type=int, metavar="S", default=None,
+                   help="shuffle seed (default: chosen and shown)")
+    p.add_argument("--max-rounds", type=parse_positive, metavar="N", default=100,
+                   help="end the game after N rounds (default 100)")
+    p.add_argument("--no-history", action="store_true",
+                   help="do not read or write the history file")
+    p.add_argument("--plain", action="store_true",
+                   help="plain line-by-line mode even on a terminal")
+
+
+def main(args: argparse.Namespace) -> int:
+    from moonasm.cli.common import UsageError, fail_usage
+    from moonasm.repl.render import glyphs_for
+    from moonasm.repl.session import Session
+
+    interactive = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
+    glyphs = glyphs_for(sys.stdout.encoding, lamps=interactive)
+    session: Session
+    if args.seats:
+        from moonasm.repl.game import BotsInvalid, build_game_session
+
+        try:
+            session = build_game_session(args, glyphs)
+        except UsageError as e:
+            return fail_usage(str(e))
+        except BotsInvalid:
+            return 3
+    else:
+        session = Session(glyphs)
+    if interactive:
+        from moonasm.repl.app import history_path
+        from moonasm.repl.app import interactive as loop
+
+        return loop(session, None if args.no_history else history_path())
+    from moonasm.repl.app import piped
+
+    return piped(session)

@@ -1,0 +1,534 @@
+"""Games at the REPL: `moonasm repl SEAT... --mode coop|versus`, humans and bots at one table.
+
+`GameSession` is a `Session` whose machine belongs to a `moonasm.game.Game`. Humans type their
+turns (each input runs within the open turn through `Game.run`); bots play theirs as soon as
+their seat comes up, with every statement shown as it runs. The engine's events become lines
+on screen as they happen. In a competitive game a player's goal is secret: it is printed only
+in the toolbar and `:state` during that player's own turn, draws are shown without their
+values, and the session asks to "pass the keyboard" between two different humans.
+
+`:undo` in a game restores the snapshot taken when the turn opened and replays the turn's
+operations but the last (a replay is exact: the engine is deterministic), so it takes back
+goals solved and cards drawn as well as registers and power.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from moonasm import isa
+from moonasm.diagnostics import Diagnostic
+from moonasm.game.engine import Game, GameOptions
+from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
+from moonasm.lang.parse import parse
+from moonasm.repl import meta
+from moonasm.repl import render as rd
+from moonasm.repl.render import Fragments, Glyphs
+from moonasm.repl.session import MAX_INPUT, Problem, Reply, SandboxConfig, Session, offset
+
+SHOWN_STEPS = 60  # a bot's statements shown per turn; the rest are counted
+
+
+@dataclass(frozen=True)
+class Seat:
+    kind: str  # "human" | "bot"
+    name: str
+    program: Program | None = None
+    file: str | None = None
+
+    @property
+    def human(self) -> bool:
+        return self.kind == "human"
+
+
+class GameSession(Session):
+    """One game at one keyboard."""
+
+    def __init__(self, options: GameOptions, seats: list[Seat], glyphs: Glyphs = rd.LAMPS):
+        self.options = options
+        self.seats = seats
+        super().__init__(glyphs)
+
+    # -- setting up --------------------------------------------------------------------------
+
+    def reset(self) -> None:
+        self.out: Fragments = []
+        self.after_pause: Fragments = []
+        self.pauses: list[str] = []
+        self.last_human: int | None = None
+        self.bot_steps = 0
+        self.turn_start: object | None = None
+        self.done: list[Stmt] = []  # operations (and HACKs) run this turn, for :undo
+        self.log = []
+        self.turn_number = 1
+        self.journal = []
+        self.base = ((), ())
+        n = len(self.seats)
+        self.config = SandboxConfig(bits=self.options.bits, mode=self.options.mode, players=n)
+        self.game = Game(self.options, [s.name for s in self.seats], self._on_event)
+        self.machine = self.game.machine
+        self._advance()
+
+    @property
+    def versus(self) -> bool:
+        return self.options.mode == "versus"
+
+    @property
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats, 1) if s.human]
+
+    @property
+    def finished(self) -> bool:
+        return self.game.finished and not self.humans
+
+    def seat_name(self, seat: int | None) -> str:
+        if seat is None:
+            return "the table"
+        s = self.seats[seat - 1]
+        return f"player {seat} ({s.name})"
+
+    def greeting(self, interactive: bool = True) -> Fragments:
+        o = self.options
+        mode = "competitive" if self.versus else "cooperative"
+        levels = sorted({o.level(s) for s in range(1, len(self.seats) + 1)})
+        out: Fragments = [("class:help.title",
+                           f"A {mode} game of MOON: {o.bits} bits, {'/'.join(levels)}, "
+                           f"seed {o.seed} (--seed {o.seed} replays the deal)\n")]
+        for i, s in enumerate(self.seats, 1):
+            what = "types at the keyboard" if s.human else f"bot {s.file}"
+            hacker = o.hackers.get(i)
+            extra = f", {hacker} hacker" if hacker else ""
+            out.append(("", f"  {i}. {s.name}: {what}, {rd.halves(self.game.power_for(i))} "
+                        f"power a turn{extra}\n"))
+        out += self._flush()
+        return out
+
+    def _flush(self) -> Fragments:
+        out, self.out = self.out, []
+        return out
+
+    # -- the flow of the game -----------------------------------------------------------------
+
+    def _advance(self) -> None:
+        """Play on until a human must type, or the game ends."""
+        game = self.game
+        while not game.finished:
+            seat = game.seat
+            player = self.seats[seat - 1]
+            if not player.human:
+                assert player.program is not None
+                game.play_bot_turn(player.program)
+                continue
+            if game.turn_open:
+                return
+            if not game.begin_turn():
+                game.end_turn()
+                continue
+            header = self._turn_header()
+            if self.versus and len(self.humans) > 1 and self.last_human != seat:
+                self.pauses.append(f"Pass the keyboard to {self.seat_name(seat)}, then press "
+                                   "Enter (the others look away).")
+                self.after_pause += header
+            else:
+                self.out += header
+            self.last_human = seat
+            self.turn_start = game.snapshot()
+            self.done = []
+            return
+
+    def _turn_header(self) -> Fragments:
+        game, m = self.game, self.machine
+        seat = game.seat
+        out: Fragments = [("class:rule", f"── round {game.round} · "),
+                          ("class:toolbar.title", f" {self.seat_name(seat)} "),
+                          ("class:rule", " your turn ──\n")]
+        goal = game.active_goal
+        if goal is not None:
+            secret = " (only you can see it)" if self.versus else ""
+            out.append(("", "goal "))
+            out.append(("class:toolbar.secret" if self.versus else "class:value",
+                        f"{rd.bits_text(goal, m.bits)} ({goal})"))
+            out.append(("", f"{secret}\n"))
+        out += self.cpu()
+        out.append(("class:explain", "type your operations; :end ends the turn\n"))
+        return out
+
+    def pending_pause(self) -> list[str]:
+        pauses, self.pauses = self.pauses, []
+        return pauses
+
+    def resume(self) -> Fragments:
+        out, self.after_pause = self.after_pause, []
+        return out
+
+    def _end_and_advance(self) -> None:
+        self.game.end_turn()
+        self.turn_start = None
+        self.done = []
+        self._advance()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def _on_event(self, event: dict[str, Any]) -> None:
+        handler = getattr(self, "_ev_" + str(event.get("event")), None)
+        if handler is not None:
+            self.out += handler(event)
+
+    def _bits(self, value: int | None) -> str:
+        if value is None:
+            return "?"
+        return f"{rd.bits_text(value, self.options.bits)} ({value})"
+
+    def _regs(self, regs: list[int]) -> str:
+        return "  ".join(f"{n} {rd.bits_text(v, self.options.bits)}"
+                         for n, v in zip(isa.REGISTERS, regs, strict=True))
+
+    def _ev_setup(self, e: dict[str, Any]) -> Fragments:
+        text = f"setup: {self._regs(e['registers'])}; {e['deck']} cards in the deck"
+        if not self.versus and e.get("pending"):
+            text += "; goal " + ", ".join(self._bits(g) for g in e["pending"])
+        return [("class:event", text + "\n")]
+
+    def _ev_draw(self, e: dict[str, Any]) -> Fragments:
+        card, seat = e["card"], e.get("seat")
+        if e.get("to"):
+            return [("class:event", f"a goal card goes into {e['to']}: "
+                     f"{self._bits(e['value'])}\n")]
+        who = "the table draws" if seat is None else f"{self.seat_name(seat)} draws"
+        if card == "bug":
+            what = "a BUG card" + (" (a hack token)" if self.versus else
+                                   ": it blocks a goal slot for the rest of the game")
+        elif card == "event":
+            what = f"the event card {e['name']}"
+        elif self.versus:
+            what = "a secret goal card"
+        else:
+            what = f"the goal card {self._bits(e['value'])}"
+        return [("class:event", f"{who} {what}\n")]
+
+    def _ev_event(self, e: dict[str, Any]) -> Fragments:
+        errors = ", ".join(e.get("disabled") or []) or "none"
+        return [("class:event", f"event {e['name']}: {self._regs(e['registers'])}; "
+                 f"errors: {errors}\n")]
+
+    def _ev_end_turn(self, e: dict[str, Any]) -> Fragments:
+        hidden = self.bot_steps - SHOWN_STEPS
+        self.bot_steps = 0
+        if hidden > 0:
+            return [("class:bot", f"  {'':>10} │ … and {hidden} more statements\n")]
+        return []
+
+    def _ev_turn(self, e: dict[str, Any]) -> Fragments:
+        seat = e["seat"]
+        self.bot_steps = 0
+        if self.seats[seat - 1].human:
+            return []
+        return [("class:rule", f"── round {e['round']} · {self.seat_name(seat)} plays "
+                 f"(power {e['power']}) ──\n")]
+
+    def _ev_skip(self, e: dict[str, Any]) -> Fragments:
+        return [("class:event", f"{self.seat_name(e['seat'])} has no goal and skips the "
+                 "turn\n")]
+
+    def _ev_step(self, e: dict[str, Any]) -> Fragments:
+        seat = e["seat"]
+        if self.seats[seat - 1].human:
+            return []
+        self.bot_steps += 1
+        if self.bot_steps > SHOWN_STEPS:
+            return []
+        cost = rd.halves(int(e["cost"] * 2), self.glyphs) if e["cost"] else "0"
+        left = "∞" if e["power"] is None else rd.halves(int(e["power"] * 2), self.glyphs)
+        return [("class:bot", f"  {self.seats[seat - 1].name:>10} │ "),
+                ("", f"{e['statement']:<14}"),
+                ("class:label", f" cost {cost:>2}  left {left:>2}  "),
+                ("", self._regs(e["registers"]) + "\n")]
+
+    def _ev_solved(self, e: dict[str, Any]) -> Fragments:
+        return [("class:ok", f"★ {self.seat_name(e['seat'])} solved {self._bits(e['goal'])}"
+                 f" (score {e['score']})\n")]
+
+    def _ev_fault(self, e: dict[str, Any]) -> Fragments:
+        seat = e["seat"]
+        if self.seats[seat - 1].human:
+            return []  # the session explains a human's faults itself, with the statement
+        return [("class:fault", f"  {self.seats[seat - 1].name:>10} │ {e['kind']} fault: "
+                 f"{e['message']} (line {e['line']})\n")]
+
+    def _ev_hack(self, e: dict[str, Any]) -> Fragments:
+        return [("class:event", f"{self.seat_name(e['seat'])} hacks player {e['target']}: "
+                 f"their goal {self._bits(e['goal'])} is shown (GOAL{e['target']})\n")]
+
+    def _ev_round_end(self, e: dict[str, Any]) -> Fragments:
+        text = f"end of round {e['round']}: {e['deck']} cards left"
+        if not self.versus:
+            pending = ", ".join(f"{self._bits(p['goal'])} in slot {p['slot']}"
+                                for p in e["pending"]) or "none"
+            text += f"; pending goals: {pending}; BUGs {e['bugs']}"
+        return [("class:event", text + "\n")]
+
+    def _ev_result(self, e: dict[str, Any]) -> Fragments:
+        out: Fragments = [("class:help.title", f"game over after {e['rounds']} round"
+                           f"{'s' if e['rounds'] != 1 else ''}: {e['result']}\n")]
+        for p in e["players"]:
+            win = " ★ winner" if p["seat"] in e["winners"] else ""
+            out.append(("", f"  {p['seat']}. {p['name']}: {p['solved']} solved, "
+                        f"{p['faults']} faults{win}\n"))
+        if any(s.human for s in self.seats):
+            out.append(("class:explain", ":reset plays the same deal again, :quit leaves\n"))
+        return out
+
+    # -- the screen ------------------------------------------------------------------------
+
+    def _per_turn(self) -> float:
+        return self.game.power_for(self.game.seat)
+
+    def prompt(self) -> str:
+        if self.game.finished:
+            return "game over> "
+        return f"{self.seats[self.game.seat - 1].name}> "
+
+    def toolbar(self) -> Fragments:
+        game, m, g = self.game, self.machine, self.glyphs
+        parts: Fragments = [("class:toolbar.title", f" round {game.round} ")]
+
+        def item(label: str, value: str, style: str = "class:toolbar.value") -> None:
+            parts.append(("class:toolbar", f" {label} "))
+            parts.append((style, value))
+            parts.append(("class:toolbar", " │"))
+
+        parts.append(("class:toolbar", "│"))
+        if game.finished:
+            item("game over", str(game.outcome))
+            return parts
+        item("player", f"{game.seat} {self.seats[game.seat - 1].name}")
+        item("power", f"{rd.halves(m.power, g)} of {rd.halves(self._per_turn(), g)}")
+        if self.versus:
+            goal = game.goal_of(game.seat)
+            item("your goal", self._bits(goal), "class:toolbar.secret")
+            shown = game.shown
+            if shown:
+                item("shown", " ".join(f"GOAL{s}={v}" for s, v in sorted(shown.items())))
+            item("score", " ".join(f"{s.seat}:{s.score}" for s in game.seats))
+            tokens = game.hack_tokens[game.seat]
+            if tokens:
+                item("hack tokens", str(tokens))
+        else:
+            goals = [p.goal for p in game.pending_goals]
+            item("goals", " ".join(self._bits(v) if i == 0 else
+                                   (str(v) if v is not None else "?")
+                                   for i, v in enumerate(goals)) or "none")
+            item("lose at slot", str(game.loss_slot))
+        item("cards", str(game.deck_left))
+        if game.errors:
+            item("errors", ", ".join(game.errors))
+        return parts
+
+    def describe(self) -> Fragments:
+        game = self.game
+        out: Fragments = []
+
+        def row(label: str, value: str) -> None:
+            out.append(("class:label", f"{label:>10}  "))
+            out.append(("", value + "\n"))
+
+        row("game", f"{'competitive' if self.versus else 'cooperative'}, round {game.round}, "
+            f"{game.deck_left} cards left ({game.deck_goals_left} goal cards)")
+        if not self.versus:
+            pending = game.pending_goals
+            row("goals", ", ".join(f"{self._bits(p.goal)} slot {p.slot}" for p in pending)
+                or "none pending")
+            row("BUGs", f"{game.bugs}: a goal card reaching slot {game.loss_slot} loses")
+        else:
+            row("your goal", self._bits(game.goal_of(game.seat)))
+            for seat, value in sorted(game.shown.items()):
+                row("shown", f"GOAL{seat} = {self._bits(value)}")
+        for s in game.seats:
+            who = "human" if self.seats[s.seat - 1].human else "bot"
+            extras = f", extras {s.extra_tokens}" if s.extra_tokens else ""
+            tokens = f", {s.hack_tokens} hack token(s)" if s.hack_tokens else ""
+            hacker = f", {s.hacker} hacker" if s.hacker else ""
+            row(f"seat {s.seat}", f"{s.name} ({who}, {s.level}{hacker}): {s.score} solved, "
+                f"{s.faults} faults{tokens}{extras}")
+        if game.errors:
+            row("errors", ", ".join(game.errors))
+        return out
+
+    # -- input -------------------------------------------------------------------------------
+
+    def _check(self, text: str) -> tuple[Program | None, list[Diagnostic], list[str]]:
+        parsed = parse(text)
+        result = check(parsed, bot=True, overrides=Overrides(bits=self.options.bits))
+        errors = [Diagnostic(d.kind, d.message.replace(
+            "a bot cannot use", "in a game you cannot use"), d.span) for d in result.errors]
+        return result.program, errors, parsed.lines
+
+    def validate(self, text: str) -> Problem | None:
+        if not text.strip() or text.lstrip().startswith(":"):
+            return super().validate(text)
+        if len(text) > MAX_INPUT:
+            return Problem(self._too_long(len(text)), 0)
+        _, errors, _ = self._check(text)
+        if errors:
+            first = errors[0]
+            return Problem(f"{first.line}:{first.column}: {first.message}",
+                           offset(text, first.line, first.column))
+        return None
+
+    def _not_your_turn(self) -> Reply | None:
+        if self.game.finished:
+            return Reply([("class:error", "the game is over: :reset plays the same deal "
+                           "again, :quit leaves\n")], ok=False)
+        return None
+
+    def run_source(self, text: str, where: str) -> Reply:
+        reply = Reply()
+        refused = self._not_your_turn()
+        if refused is not None:
+            return refused
+        if len(text) > MAX_INPUT:
+            return Reply([("class:error", self._too_long(len(text)) + "\n")], ok=False)
+        program, errors, lines = self._check(text)
+        if program is None:
+            reply.ok = False
+            reply.add(rd.diagnostics(errors, lines, where))
+            reply.add("nothing was run\n", "class:explain")
+            return reply
+        _, before = self._rows()
+        ended = [False]
+
+        def trace(stmt: Stmt, cost: int, m: Any) -> None:
+            if stmt.op.is_machine_op or stmt.op.mnemonic == "HACK":
+                self.done.append(stmt)
+            elif stmt.op.mnemonic == "END":
+                ended[0] = True
+
+        outcome = self.game.run(program.turns[0], trace)
+        reply.ran = True
+        reply.add(self._flush())
+        if outcome.fault is not None:
+            self._report_fault(outcome.fault, lines, where, reply)
+        reply.add(self.cpu(before))
+        if self.game.finished or self.machine.target is None or ended[0]:
+            why = "END" if ended[0] and not self.game.finished else "the turn is over"
+            reply.add(f"{why}: the next player's turn\n", "class:note")
+            self._end_and_advance()
+            reply.add(self._flush())
+        return reply
+
+    # -- commands ------------------------------------------------------------------------------
+
+    def extra_command_specs(self) -> list[meta.Command]:
+        return []
+
+    def cmd_end(self, arg: str) -> Reply:
+        refused = self._not_your_turn()
+        if refused is not None:
+            return refused
+        reply = Reply()
+        self._end_and_advance()
+        reply.add(self._flush())
+        return reply
+
+    def cmd_undo(self, arg: str) -> Reply:
+        refused = self._not_your_turn()
+        if refused is not None:
+            return refused
+        if not self.done or self.turn_start is None:
+            return Reply([("class:error", "nothing to undo: this is the start of the turn\n")],
+                         ok=False)
+        game = self.game
+        _, before = self._rows()
+        power = self.machine.power
+        score = game.scores[game.seat]
+        undone = self.done[-1]
+        replay = self.done[:-1]
+        faults = dict(game.faults)
+        game.restore(self.turn_start)
+        game.faults = faults
+        self.done = []
+        if replay:
+            sink: Callable[[dict[str, Any]], None] | None = game.on_event
+            game.on_event = None
+            try:
+                game.run(Turn(game.seat, tuple(replay)), self._record)
+            finally:
+                game.on_event = sink
+        reply = Reply(ran=True)
+        text = f"took back {undone.text}"
+        refund = self.machine.power - power
+        if refund > 0:
+            text += f"; {rd.halves(refund, self.glyphs)} power refunded"
+        if game.scores[game.seat] < score:
+            text += "; the goal it solved is pending again"
+        reply.add(text + f" ({len(self.done)} more to undo)\n", "class:note")
+        reply.add(self.cpu(before))
+        return reply
+
+    def _record(self, stmt: Stmt, cost: int, m: Any) -> None:
+        if stmt.op.is_machine_op or stmt.op.mnemonic == "HACK":
+            self.done.append(stmt)
+
+    def cmd_reset(self, arg: str) -> Reply:
+        self.reset()
+        reply = Reply()
+        reply.add("the game starts again with the same deal\n", "class:note")
+        reply.add(self.greeting())
+        return reply
+
+    def cmd_save(self, arg: str) -> Reply:
+        return Reply([("class:error", f":save writes sandbox sessions; this game is replayed "
+                       f"by its seed (--seed {self.options.seed})\n")], ok=False)
+
+
+def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
+    """The game the command line asks for; raises UsageError, or BotsInvalid after printing
+    the bots' diagnostics."""
+    import random
+    import sys
+    from pathlib import Path
+
+    from moonasm.cli.common import UsageError, print_diagnostics
+    from moonasm.cli.play_cmd import _hackers, _levels
+    from moonasm.game.bots import Bot, load_bot
+
+    players = len(args.seats)
+    if players > 4:
+        raise UsageError(f"a game has 1-4 players, not {players}")
+    seats: list[Seat] = []
+    invalid = False
+    for index, spec in enumerate(args.seats, 1):
+        kind, _, name = spec.partition(":")
+        if kind.lower() == "human":
+            seats.append(Seat("human", name.strip() or f"human{index}"))
+            continue
+        try:
+            data = Path(spec).read_bytes()
+        except OSError as e:
+            raise UsageError(f"cannot read '{spec}': {e.strerror or e} (a SEAT is 'human' "
+                             "or a bot file)") from None
+        loaded = load_bot(spec, data, args.bits)
+        if isinstance(loaded, Bot):
+            seats.append(Seat("bot", loaded.name, loaded.program, spec))
+        else:
+            invalid = True
+            print_diagnostics(spec, loaded.lines, loaded.errors)
+    if invalid:
+        print("moonasm: error: invalid bot; no game was played", file=sys.stderr)
+        raise BotsInvalid()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    options = GameOptions(mode=args.mode, bits=args.bits,
+                          levels=_levels(args.level, players),
+                          hackers=_hackers(args.hacker, players), events=args.events,
+                          extras=args.extras, seed=seed, max_rounds=args.max_rounds)
+    problems = options.problems(players)
+    if problems:
+        raise UsageError("; ".join(problems))
+    return GameSession(options, seats, glyphs)
+
+
+class BotsInvalid(Exception):
+    """A bot did not pass the checker; its diagnostics have been printed (exit status 3)."""

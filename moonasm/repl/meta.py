@@ -1,0 +1,252 @@
+"""The REPL's meta-commands (`:help`, `:undo`, …) and the help texts, built from the table.
+
+Every word `:help` shows about an operation or a directive comes from `moonasm.isa`, so the
+help cannot drift from what the checker and the machine do.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from moonasm import isa
+from moonasm.repl.render import Fragments, Glyphs, halves, op_summary
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str  # with its colon
+    args: str
+    summary: str
+    argument: str = ""  # what to complete after it: "topic", "file" or ""
+
+
+COMMANDS: dict[str, Command] = {
+    c.name: c
+    for c in (
+        Command(":help", "[TOPIC|OP]", "topics, or one operation, directive or command",
+                "topic"),
+        Command(":state", "", "the whole machine and its configuration"),
+        Command(":undo", "", "take back the last statement of this turn (power refunded)"),
+        Command(":end", "", "end the turn: the next player's turn, power refilled"),
+        Command(":load", "FILE", "run a file's statements as this input", "file"),
+        Command(":save", "FILE", "write a .masm script that reproduces the session", "file"),
+        Command(":reset", "", "start the sandbox afresh (4 bits, 1 player, unlimited power)"),
+        Command(":quit", "", "leave the REPL (Ctrl-D does the same)"),
+    )
+}
+ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help", ":u": ":undo"}
+
+TOPICS: dict[str, str] = {
+    "operations": "every operation, its operands and its cost",
+    "directives": "the dot-directives that configure the machine",
+    "commands": "the REPL's :commands",
+    "lamps": "how to read the CPU display",
+    "power": "power, halves and turns",
+    "hackers": "the four hacker cards",
+    "flow": "CMP, jumps and labels: thinking costs no power",
+    "keys": "keyboard shortcuts",
+    "game": "playing a game at the REPL",
+}
+
+
+def split(text: str) -> tuple[str, str]:
+    """`:help INC` -> (":help", "INC")."""
+    stripped = text.strip()
+    name, _, arg = stripped.partition(" ")
+    return name.lower(), arg.strip()
+
+
+def resolve(name: str) -> str | None:
+    """The command a typed name means, or None."""
+    name = ALIASES.get(name, name)
+    return name if name in COMMANDS else None
+
+
+def unknown(name: str) -> str:
+    match = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
+    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    return f"unknown command '{name}'{hint}; :help commands lists them"
+
+
+def _title(text: str) -> Fragments:
+    return [("class:help.title", text + "\n")]
+
+
+def _row(left: str, right: str, width: int = 14) -> Fragments:
+    return [("class:help.key", "  " + left.ljust(width)), ("", " " + right + "\n")]
+
+
+def help_topics() -> Fragments:
+    out = _title("MOON REPL help — type a statement and press Enter; :help TOPIC for more")
+    for topic, summary in TOPICS.items():
+        out += _row(topic, summary)
+    out += [("", "  "), ("class:help.key", ":help OP"),
+            ("", "       one operation, e.g. :help MOV  (or a directive: :help .set)\n")]
+    return out
+
+
+def help_operations(glyphs: Glyphs) -> Fragments:
+    out = _title("Operations (power cost; ½ = half a unit)")
+    for family in isa.Family:
+        ops = [op for op in isa.TABLE if op.family is family]
+        for op in ops:
+            cost = op_summary(op, glyphs) if op.is_machine_op else "free"
+            extra = "  [extra]" if op.extra else ""
+            out += _row(f"{op.mnemonic} {op.signature()}".rstrip(" —"),
+                        f"{cost:<16} {op.summary}{extra}", 20)
+    out += [("", "Registers A-D are shared; RAM is your own module. Goals are solved in A.\n")]
+    return out
+
+
+def help_operation(op: isa.Operation, glyphs: Glyphs) -> Fragments:
+    out = _title(f"{op.mnemonic} — {op.summary}")
+    out += _row("operands", op.signature())
+    if op.is_machine_op:
+        out += _row("cost", op_summary(op, glyphs) + " power")
+        discounts = [h for h in isa.HACKERS.values() if op.mnemonic in h.mnemonics]
+        for h in discounts:
+            out += _row("hacker", f"{h.name}: {h.summary}")
+    else:
+        out += _row("cost", "free (counts as a step)")
+    if op.effect is not None:
+        effect = op.effect.replace("M", "all_ones").replace("W1", "(width-1)")
+        out += _row("effect", f"d ← {effect}   (d destination, s source)")
+    if op.jump_if is not None:
+        out += _row("jumps when", op.jump_if.replace("c", "comparison"))
+    if op.extra:
+        out += _row("extra", "an extra operation (rulebook EXTRAS); always on in the sandbox")
+    out += _row("example", op.example)
+    return out
+
+
+def help_directives() -> Fragments:
+    out = _title("Directives (in the sandbox, any of them at any time)")
+    for d in isa.DIRECTIVES.values():
+        out += _row(f"{d.name} {d.args}", d.summary, 20)
+    return out
+
+
+def help_directive(d: isa.Directive) -> Fragments:
+    out = _title(f"{d.name} {d.args} — {d.summary}")
+    if d.name == ".hacker":
+        for h in isa.HACKERS.values():
+            out += _row(h.name, h.summary)
+    elif d.name == ".mode":
+        out += _row("coop", "cooperative costs (MOV and XCHG cost 1)")
+        out += _row("versus", "competitive costs (MOV and XCHG cost ½)")
+    note = ("configures the machine; in a script it goes before the first instruction"
+            if d.configuration else "may appear anywhere")
+    out += _row("where", note)
+    return out
+
+
+def help_commands() -> Fragments:
+    out = _title("Commands")
+    for c in COMMANDS.values():
+        out += _row(f"{c.name} {c.args}".strip(), c.summary)
+    return out
+
+
+def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
+    """The help for a topic, an operation or a directive; a string is an error message."""
+    key = topic.strip()
+    if not key:
+        return help_topics()
+    low = key.lower()
+    if low in ("operations", "ops"):
+        return help_operations(glyphs)
+    if low == "directives":
+        return help_directives()
+    if low in ("commands", "meta"):
+        return help_commands()
+    op = isa.OPERATIONS.get(key.upper())
+    if op is not None:
+        return help_operation(op, glyphs)
+    directive = isa.DIRECTIVES.get(low) or isa.DIRECTIVES.get("." + low)
+    if directive is not None:
+        return help_directive(directive)
+    command = resolve(low if low.startswith(":") else ":" + low)
+    if command is not None:
+        c = COMMANDS[command]
+        return _title(f"{c.name} {c.args}".strip() + f" — {c.summary}")
+    if low in TOPICS:
+        return _TOPIC_TEXT[low](glyphs)
+    words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES)
+    match = difflib.get_close_matches(low, [w.lower() for w in words], n=1, cutoff=0.5)
+    hint = f" (did you mean '{match[0]}'?)" if match else ""
+    return f"no help on '{key}'{hint}; :help lists the topics"
+
+
+def _lamps(glyphs: Glyphs) -> Fragments:
+    return _title("Reading the CPU") + [("", (
+        f"Each register is a row of lamps: {glyphs.on} is a bit switched on, {glyphs.off} off.\n"
+        "The numbers above are what each column is worth; add the lit ones for the value,\n"
+        "which is shown on the right.  "
+        f"{glyphs.changed} marks a bit the last input changed, and 'was N' the old value.\n"
+        "RAM is the acting player's own module. Power left is shown below "
+        f"({halves(3, glyphs)} means one and a half).\n"))]
+
+
+def _power(glyphs: Glyphs) -> Fragments:
+    return _title("Power") + [("", (
+        "Every operation costs power; each turn gives the same amount (.power P; the sandbox\n"
+        "starts unlimited). Costs are in halves: OR/AND/XOR cost ½, NOT/ROL/ROR/MOV 1,\n"
+        "INC/DEC 2. An operation you cannot pay is refused and changes nothing (a power\n"
+        "fault). :end ends the turn and refills the power; :undo takes a statement back\n"
+        "and refunds what it cost.\n"))]
+
+
+def _hackers(glyphs: Glyphs) -> Fragments:
+    out = _title("Hackers (.hacker N, KIND)")
+    for h in isa.HACKERS.values():
+        out += _row(h.name, h.summary)
+    return out
+
+
+def _flow(glyphs: Glyphs) -> Fragments:
+    out = _title("Thinking: compare and jump (free, but each is a step)")
+    for op in isa.TABLE:
+        if not op.is_machine_op:
+            out += _row(f"{op.mnemonic} {op.signature()}".rstrip(" —"), op.summary, 16)
+    out += [("", "Labels (name:) and jumps work within one input, e.g.\n"
+                 "  loop: INC A; CMP A, 5; JL loop\n")]
+    return out
+
+
+def _keys(glyphs: Glyphs) -> Fragments:
+    out = _title("Keys")
+    for key, what in (("Enter", "run the input (an invalid one shows its diagnostic)"),
+                      ("Alt-Enter", "a new line inside the input"),
+                      ("Tab", "complete mnemonics, operands, labels, directives, commands"),
+                      ("→ / Ctrl-E", "accept the grey suggestion from history"),
+                      ("↑ / ↓", "history (kept between sessions)"),
+                      ("Ctrl-R", "search the history"),
+                      ("F2", "show the whole state (:state)"),
+                      ("F3", "undo the last statement (:undo)"),
+                      ("Ctrl-C", "clear the input"),
+                      ("Ctrl-D", "leave (on an empty line)")):
+        out += _row(key, what)
+    return out
+
+
+def _game(glyphs: Glyphs) -> Fragments:
+    return _title("Games") + [("", (
+        "moonasm repl SEAT... --mode coop|versus starts a game: each SEAT is 'human' or a\n"
+        "bot file. Humans type their turns here (:end ends one); bots play theirs and their\n"
+        "statements are shown as they run. The toolbar shows the player, power, goals,\n"
+        "round, cards left and active ERROR cards. In versus games your goal is secret:\n"
+        "pass the keyboard when asked.\n"))]
+
+
+_TOPIC_TEXT = {
+    "operations": help_operations,
+    "directives": lambda g: help_directives(),
+    "commands": lambda g: help_commands(),
+    "lamps": _lamps,
+    "power": _power,
+    "hackers": _hackers,
+    "flow": _flow,
+    "keys": _keys,
+    "game": _game,
+}

@@ -1,0 +1,154 @@
+"""The CPU on screen: bit lamps under their column values, decimal values, changes marked.
+
+Everything here returns *fragments*: a list of (style, text) pairs, the formatted-text shape
+prompt_toolkit prints, built without importing prompt_toolkit. The style names are classes
+(`class:lamp.on`) that `moonasm.repl.app` colours; `plain()` joins the texts for a pipe.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from moonasm import isa
+from moonasm.diagnostics import Diagnostic
+
+Fragments = list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Glyphs:
+    """The characters the display is drawn with: lamps on a terminal, digits in a pipe."""
+
+    on: str = "●"
+    off: str = "○"
+    half: str = "½"
+    changed: str = "*"
+    rule: str = "─"
+
+
+LAMPS = Glyphs()
+DIGITS = Glyphs(on="1", off="0")
+ASCII = Glyphs(on="1", off="0", half=".5", rule="-")
+
+
+def glyphs_for(encoding: str | None, lamps: bool) -> Glyphs:
+    """The richest glyphs the output's encoding can carry."""
+    wanted = LAMPS if lamps else DIGITS
+    try:
+        (wanted.on + wanted.off + wanted.half + wanted.rule).encode(encoding or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return ASCII
+    return wanted
+
+
+def plain(fragments: Iterable[tuple[str, str]]) -> str:
+    return "".join(text for _, text in fragments)
+
+
+def halves(amount: float, glyphs: Glyphs = LAMPS) -> str:
+    """A power amount in halves as a person reads it: `5` -> `2½`, `1` -> `½`."""
+    if amount == float("inf"):
+        return "unlimited"
+    whole, half = divmod(int(amount), 2)
+    if not half:
+        return str(whole)
+    if glyphs.half == "½":
+        return f"{whole}½" if whole else "½"
+    return f"{whole}{glyphs.half}"
+
+
+def column_width(bits: int) -> int:
+    return len(str(1 << (bits - 1))) + 2
+
+
+def lamp_rows(names: Sequence[str], values: Sequence[int], before: Sequence[int] | None,
+              bits: int, glyphs: Glyphs, disabled: Iterable[str] = ()) -> Fragments:
+    """A header of column values, then one row of lamps per register or module.
+
+    A lamp that changed since `before` is followed by the change mark, and the row says what
+    the value was."""
+    width = column_width(bits)
+    label = max(4, *(len(n) for n in names)) + 2
+    columns = [1 << (bits - 1 - i) for i in range(bits)]
+    out: Fragments = [("", " " * label)]
+    for col in columns:
+        out.append(("class:column", str(col).rjust(width - 1) + " "))
+    out.append(("", "\n"))
+    off = set(disabled)
+    for row, (name, value) in enumerate(zip(names, values, strict=True)):
+        old = before[row] if before is not None else value
+        out.append(("class:name.off" if name in off else "class:name",
+                    name.rjust(label - 2) + "  "))
+        for col in columns:
+            lit = bool(value & col)
+            changed = bool((value ^ old) & col)
+            style = "class:lamp.on" if lit else "class:lamp.off"
+            if changed:
+                style += " class:lamp.changed"
+            out.append((style, (glyphs.on if lit else glyphs.off).rjust(width - 1)))
+            out.append(("class:changed", glyphs.changed) if changed else ("", " "))
+        out.append(("class:value", f" {value:>{len(str(1 << bits))}}"))
+        if old != value:
+            out.append(("class:changed", f"   was {old}"))
+        if name in off:
+            out.append(("class:fault", "   disabled"))
+        out.append(("", "\n"))
+    return out
+
+
+def power_line(left: float, per_turn: float, glyphs: Glyphs) -> Fragments:
+    if per_turn == float("inf"):
+        return [("class:label", "power "), ("class:power", "unlimited"), ("", "\n")]
+    return [("class:label", "power "), ("class:power", halves(left, glyphs)),
+            ("", f" of {halves(per_turn, glyphs)} left this turn\n")]
+
+
+# What each kind of fault means, in words, for someone learning the game.
+FAULT_WORDS = {
+    "power": "not enough power left this turn. Nothing changed. Type :end to end the turn "
+             "(power is refilled), or choose cheaper operations.",
+    "protection": "that belongs to someone else. Each player may read and write only their own "
+                  "RAM module, and another player's goal only once it has been shown.",
+    "disabled": "that cannot be used now. An ERROR card (or .disable) switched it off until an "
+                "OK card repairs it, or it is an extra operation not available in this game.",
+    "overload": "the turn ran too many steps: a loop that never ends? The computer raised the "
+                "1969 alarm and dropped the rest of the turn.",
+}
+
+
+def fault_message(kind: str, message: str, diagnostic: Diagnostic | None,
+                  lines: list[str] | None, where: str) -> Fragments:
+    """A fault explained in words, with the statement that caused it."""
+    out: Fragments = [("class:fault", f"{kind} fault: "), ("class:fault.message", message),
+                      ("", "\n")]
+    if diagnostic is not None:
+        rendered = diagnostic.render(where, lines).split("\n")[1:]
+        for line in rendered:
+            out.append(("class:diag.source", line + "\n"))
+    out.append(("class:explain", FAULT_WORDS.get(kind, "") + "\n"))
+    return out
+
+
+def diagnostics(diags: Sequence[Diagnostic], lines: list[str] | None,
+                where: str) -> Fragments:
+    out: Fragments = []
+    for d in diags:
+        head, *rest = d.render(where, lines).split("\n")
+        out.append(("class:error", head + "\n"))
+        for line in rest:
+            out.append(("class:diag.source", line + "\n"))
+    return out
+
+
+def bits_text(value: int, width: int) -> str:
+    return f"{value:0{width}b}"
+
+
+def separator(glyphs: Glyphs, width: int = 40) -> Fragments:
+    return [("class:rule", glyphs.rule * width + "\n")]
+
+
+def op_summary(op: isa.Operation, glyphs: Glyphs) -> str:
+    coop, versus = (halves(op.family.halves(m), glyphs) for m in isa.MODES)
+    return coop if coop == versus else f"{coop} ({versus} in versus)"

@@ -1,0 +1,190 @@
+"""Games at the REPL: humans type turns, bots play theirs, events shown, :undo within a turn."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from moonasm.game.bots import bot
+from moonasm.game.engine import GameOptions
+from moonasm.repl import render
+from moonasm.repl.game import GameSession, Seat
+
+COUNTER = """
+step:
+    CMP A, GOAL
+    JE done
+    CMP POWER, 2
+    JL done
+    CMP A, GOAL
+    JG down
+    INC A
+    JMP step
+down:
+    DEC A
+    JMP step
+done:
+    END
+"""
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def game(mode: str = "coop", seats: tuple[str, ...] = ("human", "bot"), seed: int = 7,
+         **kw: object) -> GameSession:
+    made = [Seat("human", f"h{i}") if s == "human" else Seat("bot", "counter", bot(COUNTER),
+                                                             "counter.masm")
+            for i, s in enumerate(seats, 1)]
+    return GameSession(GameOptions(mode=mode, seed=seed, **kw), made,  # type: ignore[arg-type]
+                       render.DIGITS)
+
+
+def test_cooperative_game_to_the_end() -> None:
+    g = game()
+    intro = render.plain(g.greeting())
+    assert "cooperative" in intro and "setup:" in intro and "your turn" in intro
+    transcript = []
+    for _ in range(400):
+        if g.game.finished:
+            break
+        reply = g.feed(COUNTER.replace("\n", "\n"))
+        transcript.append(reply.text)
+        if not g.game.finished and g.game.turn_open:
+            transcript.append(g.feed(":end").text)
+    assert g.game.finished
+    text = "".join(transcript)
+    assert "counter │ INC A" in text or "counter │ CMP" in text  # the bot's statements shown
+    assert "game over" in text
+    assert "solved" in text
+    assert not g.finished  # a human is at the table: the REPL stays until :quit
+    assert "game is over" in g.feed("INC A").text
+    assert g.feed(":quit").quit
+
+
+def test_human_input_runs_in_the_open_turn_and_faults_are_explained() -> None:
+    g = game(seed=3)
+    g.greeting()
+    r = g.feed("INC A; INC A; INC A")
+    assert "power fault" in r.text and "INC A; INC A; INC A" in r.text
+    assert g.machine.power == 0
+    r = g.feed(".bits 6")
+    assert not r.ok and "in a game you cannot use '.bits'" in r.text
+    tb = render.plain(g.toolbar())
+    assert "round 1" in tb and "power 0 of 4" in tb and "cards" in tb and "goals" in tb
+
+
+def test_undo_in_a_game_refunds_power_and_goes_back_to_the_turn_start() -> None:
+    g = game(seed=3)
+    g.greeting()
+    start = list(g.machine.regs), g.machine.power
+    g.feed("INC A; ROL A")
+    r = g.feed(":undo")
+    assert "took back ROL A" in r.text and "1 power refunded" in r.text
+    assert g.machine.regs[0] == start[0][0] + 1
+    g.feed(":undo")
+    assert (list(g.machine.regs), g.machine.power) == start
+    assert not g.feed(":undo").ok
+
+
+def test_undo_takes_back_a_solved_goal() -> None:
+    g = game("versus", seed=3)
+    g.greeting()
+    goal = g.game.active_goal
+    assert goal is not None
+    g.machine.regs[0] = (goal - 1) & 15  # one INC from the goal
+    g.turn_start = g.game.snapshot()
+    r = g.feed("INC A")
+    assert "solved" in r.text and g.game.scores[1] == 1
+    r = g.feed(":undo")
+    assert "pending again" in r.text, r.text
+    assert g.game.scores[1] == 0 and g.game.goal_of(1) == goal
+    assert g.machine.regs[0] == (goal - 1) & 15
+
+
+def test_versus_hides_goals_and_pauses_between_humans() -> None:
+    g = game("versus", ("human", "human", "bot"), seed=11)
+    intro = render.plain(g.greeting())
+    assert "competitive" in intro
+    assert "secret goal card" in intro
+    pauses = g.pending_pause()
+    assert pauses and "Pass the keyboard to player 1" in pauses[0]
+    header = render.plain(g.resume())
+    assert "only you can see it" in header
+    goal1 = g.game.goal_of(1)
+    assert f"({goal1})" in render.plain(g.toolbar())
+    r = g.feed(":end")
+    assert g.game.seat == 2
+    assert g.pending_pause() and "player 2" in render.plain([("", "player 2")])
+    header = render.plain(g.resume())
+    assert "player 2 (h2)" in header
+    assert f"your goal {render.bits_text(g.game.goal_of(2) or 0, 4)}" in render.plain(
+        g.toolbar())
+    r = g.feed(":end")
+    assert "counter" in r.text  # the bot played
+    assert g.game.seat == 1 and g.pending_pause()
+
+
+def test_single_human_versus_needs_no_pause() -> None:
+    g = game("versus", ("human", "bot"), seed=5)
+    g.greeting()
+    assert g.pending_pause() == []
+    assert "HACK" not in render.plain(g.toolbar())
+
+
+def test_save_is_refused_and_reset_restarts() -> None:
+    g = game(seed=9)
+    g.greeting()
+    start = g.game.round, list(g.machine.regs)
+    assert not g.feed(":save x.masm").ok
+    g.feed("NOT A")
+    r = g.feed(":reset")
+    assert "same deal" in r.text and (g.game.round, list(g.machine.regs)) == start
+
+
+def _args(*seats: str, **kw: object) -> argparse.Namespace:
+    base = dict(seats=list(seats), mode="coop", bits=4, level=[], hacker=[], events=False,
+                extras="off", seed=1, max_rounds=100, no_history=True, plain=True)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), NO_COLOR="1")
+    return env
+
+
+def test_command_line_games(tmp_path: Path) -> None:
+    bots = sorted((ROOT / "examples" / "bots").glob("*.masm"))
+    if not bots:
+        pytest.skip("no example bots yet")
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", str(bots[0]), str(bots[-1]),
+                           "--mode", "versus", "--seed", "4", "--events"],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
+                          env=_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.decode()
+    assert "game over" in out and "competitive" in out
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", "human", str(bots[0]),
+                           "--seed", "2"], input=b"INC A\n:end\n:state\n:quit\n",
+                          capture_output=True, timeout=120, env=_env(tmp_path))
+    assert proc.returncode == 0, proc.stderr
+    assert "seat 2" in proc.stdout.decode()
+
+
+def test_invalid_seats(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.masm"
+    bad.write_text(".bits 6\nMOVE A\n")
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", "human", str(bad)],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                          env=_env(tmp_path))
+    assert proc.returncode == 3 and b"bad.masm:1:1" in proc.stderr
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", "human", "nope.masm"],
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
+                          env=_env(tmp_path))
+    assert proc.returncode == 2 and b"cannot read" in proc.stderr

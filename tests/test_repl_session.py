@@ -1,0 +1,258 @@
+"""The sandbox session as plain calls: feed a line, read the text and the new state."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from moonasm import isa
+from moonasm.lang.check import check_source
+from moonasm.repl import render
+from moonasm.repl.session import MAX_INPUT, Session
+from moonasm.vm.script import run_script
+
+
+@pytest.fixture
+def s() -> Session:
+    return Session(render.DIGITS)
+
+
+def regs(s: Session) -> list[int]:
+    return list(s.machine.regs)
+
+
+def test_statement_changes_lamps_and_marks_them(s: Session) -> None:
+    reply = s.feed("INC A")
+    assert reply.ok and reply.ran
+    assert regs(s) == [1, 0, 0, 0]
+    lines = reply.text.splitlines()
+    assert lines[0].split() == ["8", "4", "2", "1"]
+    row = next(line for line in lines if line.strip().startswith("A "))
+    assert row.split()[:5] == ["A", "0", "0", "0", "1*"]
+    assert "was 0" in row
+    assert "power unlimited" in reply.text
+
+
+def test_several_statements_labels_and_jumps(s: Session) -> None:
+    s.feed("loop: INC B; CMP B, 5; JL loop")
+    assert regs(s)[1] == 5
+    s.feed("MOV A, B\nROL A\nMOV RAM, A")
+    assert regs(s)[0] == 10 and s.machine.ram[1] == 10
+
+
+def test_directives_any_time(s: Session) -> None:
+    s.feed("INC A")
+    r = s.feed(".bits 6; .set A, 0b101010; ROL A")
+    assert r.ok, r.text
+    assert s.machine.bits == 6 and regs(s)[0] == 0b010101
+    assert "32" in r.text.splitlines()[2]
+    s.feed(".power 3")
+    assert s.machine.power == 6
+    s.feed(".hacker 1, copy")
+    s.feed("MOV B, A")
+    assert s.machine.power == 6  # the copy hacker's free MOV
+    s.feed(".mode versus; .players 2; .disable B")
+    assert s.config.mode == "versus" and s.config.players == 2
+    r = s.feed("INC B")
+    assert not r.ok and "disabled fault" in r.text
+    assert "disabled" in r.text
+
+
+def test_directive_errors_are_checked_against_current_config(s: Session) -> None:
+    r = s.feed(".set A, 20")
+    assert not r.ok and "does not fit in 4 bits" in r.text
+    assert s.feed(".bits 5; .set A, 20").ok
+    r = s.feed(".hacker 3, copy")
+    assert "not playing" in r.text
+    assert s.feed(".players 3; .hacker 3, copy").ok
+    assert s.config.hackers == {3: "copy"}
+    assert not s.feed(".mode cop").ok
+
+
+def test_invalid_input_runs_nothing(s: Session) -> None:
+    s.feed("INC A")
+    r = s.feed("INC A; MOVE A, B")
+    assert not r.ok and not r.ran
+    assert "did you mean 'MOV'" in r.text and "^~~~" in r.text
+    assert "nothing was run" in r.text
+    assert regs(s) == [1, 0, 0, 0]
+    r = s.feed(".bits 6; INC A; JMP nowhere")
+    assert "undefined label" in r.text and s.machine.bits == 4
+
+
+def test_validate_reports_first_error_with_position(s: Session) -> None:
+    assert s.validate("INC A") is None
+    p = s.validate("INC A; MOVE A, B")
+    assert p is not None and "MOV" in p.message and p.index == 7
+    assert s.validate(":hepl") is not None
+    assert s.validate(":help") is None
+    assert s.validate("") is None
+    # validating never changes the state
+    assert s.validate(".bits 8") is None and s.machine.bits == 4
+
+
+def test_faults_explained_with_statement(s: Session) -> None:
+    s.feed(".power 1")
+    r = s.feed("NOT A; INC A")
+    assert not r.ok
+    assert "power fault" in r.text and "INC costs 2" in r.text
+    assert "NOT A; INC A" in r.text and "^~~" in r.text
+    assert "Nothing changed" in r.text
+    assert regs(s)[0] == 15  # NOT ran, INC did not
+    r = s.feed("MOV A, RAM2")
+    assert "protection fault" in r.text
+    r = s.feed("l: JMP l")
+    assert "overload fault" in r.text
+
+
+def test_undo_to_the_start_of_the_turn(s: Session) -> None:
+    s.feed(".power 4")
+    s.feed("INC A; ROL A")
+    assert regs(s)[0] == 2 and s.machine.power == 2
+    r = s.feed(":undo")
+    assert "took back ROL A" in r.text and "1 power refunded" in r.text
+    assert regs(s)[0] == 1 and s.machine.power == 4
+    s.feed(":undo")
+    assert regs(s)[0] == 0 and s.machine.power == 8
+    r = s.feed(":undo")
+    assert not r.ok and "start of the turn" in r.text
+
+
+def test_undo_with_loops_and_faults(s: Session) -> None:
+    s.feed("l: INC A; CMP A, 3; JL l")
+    assert regs(s)[0] == 3
+    s.feed(":undo")
+    assert regs(s)[0] == 2
+
+
+def test_end_turn_refills_and_cycles_players(s: Session) -> None:
+    s.feed(".players 2; .power 2")
+    s.feed("INC A; MOV RAM, A")
+    r = s.feed(":end")
+    assert "player 2" in r.text and s.machine.player == 2 and s.machine.power == 4
+    assert "RAM2" in r.text
+    assert not s.feed(":undo").ok  # undo does not cross turns
+    s.feed("END")
+    assert s.machine.player == 1
+    s.feed(".turn 2; INC A")
+    assert s.machine.player == 2 and regs(s)[0] == 2
+
+
+def test_goal_reached(s: Session) -> None:
+    r = s.feed(".goal 2; INC A; INC A")
+    assert "goal reached" in r.text
+
+
+def test_help(s: Session) -> None:
+    assert "operations" in s.feed(":help").text
+    for op in isa.TABLE:
+        text = s.feed(f":help {op.mnemonic.lower()}").text
+        assert op.summary in text and op.example in text
+        assert "operands" in text and "cost" in text
+    assert "1 power" in s.feed(":help NOT").text
+    assert "½" in Session().feed(":help OR").text
+    for topic in ("operations", "directives", "commands", "lamps", "power", "hackers", "flow",
+                  "keys", "game", ".set", "undo"):
+        r = s.feed(f":help {topic}")
+        assert r.ok and r.text, topic
+    r = s.feed(":help MOVE")
+    assert not r.ok and "did you mean" in r.text
+
+
+def test_unknown_command_did_you_mean(s: Session) -> None:
+    r = s.feed(":udno")
+    assert not r.ok and "did you mean ':undo'" in r.text
+    r = s.feed(":xyzzy")
+    assert "unknown command" in r.text
+
+
+def test_state(s: Session) -> None:
+    s.feed(".power 3; .goal 5; INC A")
+    text = s.feed(":state").text
+    assert "4 bits" in text and "3 a turn" in text and "goal" in text and "1 statement" in text
+
+
+def test_quit(s: Session) -> None:
+    assert s.feed(":quit").quit and s.feed(":q").quit
+
+
+def test_save_reproduces_the_session(s: Session, tmp_path: Path) -> None:
+    s.feed("INC A; INC A")
+    s.feed(".bits 6; .power 4; .players 2")
+    s.feed("ROL A; MOV RAM, A")
+    s.feed(":end")
+    s.feed("NOT B; XOR A, B")
+    s.feed(":undo")
+    s.feed("DEC C")
+    path = tmp_path / "session.masm"
+    r = s.feed(f":save {path}")
+    assert r.ok, r.text
+    program = check_source(path.read_text()).program
+    assert program is not None
+    result = run_script(program)
+    assert result.fault is None
+    assert result.machine.regs == s.machine.regs
+    assert result.machine.ram[:3] == s.machine.ram[:3]
+    assert not s.feed(f":save {tmp_path}/no/such/dir/x.masm").ok
+
+
+def test_load(s: Session, tmp_path: Path) -> None:
+    f = tmp_path / "p.masm"
+    f.write_text(".power 4\nstart: INC A\nCMP A, 2\nJL start\n", encoding="utf-8")
+    r = s.feed(f":load {f}")
+    assert r.ok, r.text
+    assert regs(s)[0] == 2
+    bad = tmp_path / "bad.masm"
+    bad.write_text("INC A\nMOVE B\n", encoding="utf-8")
+    r = s.feed(f":load {bad}")
+    assert f"{bad}:2:1" in r.text and regs(s)[0] == 2
+    r = s.feed(f":load {tmp_path}/missing.masm")
+    assert not r.ok and "cannot load" in r.text
+    r = s.feed(f":load {tmp_path}")
+    assert not r.ok
+    binary = tmp_path / "bin.masm"
+    binary.write_bytes(b"\xff\xfe\x00INC A")
+    assert not s.feed(f":load {binary}").ok
+    assert not s.feed(":load").ok
+
+
+def test_reset(s: Session) -> None:
+    s.feed(".bits 6; INC A")
+    s.feed(":reset")
+    assert s.machine.bits == 4 and regs(s) == [0, 0, 0, 0]
+
+
+def test_nothing_typed_ends_the_session(s: Session) -> None:
+    s.feed("INC A")
+    for text in ["(", "MOV A,", ":", "::", ":load", "\x00\x01", "\udcff", "A" * (MAX_INPUT + 1),
+                 "INC A; " * 40_000, "0" * 5000, '"', ".bits 99", ".set RAM9, 1", "HACK 1",
+                 "CMP GOAL, 1", "; ; ;", "\n\n", "#only a comment", "x: y: z:"]:
+        r = s.feed(text)
+        assert not r.quit
+    assert regs(s)[0] == 1
+    big = s.feed("INC B\n" * 200_000)
+    assert not big.ok and "too long" in big.text
+    assert regs(s) == [1, 0, 0, 0]
+
+
+def test_pasted_multiline_program(s: Session) -> None:
+    text = "\n".join(["# a pasted program", ".power 7", "start:", "  INC A", "  CMP A, 3",
+                      "  JL start", "  MOV RAM, A", ""])
+    r = s.feed(text)
+    assert r.ok and s.machine.ram[1] == 3
+
+
+def test_toolbar_and_prompt(s: Session) -> None:
+    s.feed(".power 1.5; .goal 6; .disable B; .hacker 1, logic")
+    text = render.plain(s.toolbar())
+    assert "1½" in text and "0110" in text and "B" in text and "logic" in text
+    assert s.prompt() == "moon> "
+    s.feed(".players 2")
+    assert "p1" in s.prompt()
+
+
+def test_halves_and_glyphs() -> None:
+    assert render.halves(1) == "½" and render.halves(5) == "2½" and render.halves(4) == "2"
+    assert render.glyphs_for("ascii", True).on == "1"
+    assert render.glyphs_for("utf-8", True).on == "●"
