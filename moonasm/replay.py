@@ -1,0 +1,697 @@
+"""Reading a game log (JSON Lines, `moonasm play --log`) and showing the game turn by turn.
+
+`read_log` validates the whole log first: the header, then every event against the format
+`moonasm.game.engine` writes (keys may be added to an event; none may be missing or of the
+wrong type). Any problem is a `LogError` naming the line, so a replay never starts on a log
+it cannot finish showing. A log that simply stops after a complete line (the game crashed or
+was interrupted) is readable: `GameLog.complete` is False and the replay says it ended early.
+
+`Replay` then turns the events into lines of text: the registers as bit lamps under their
+column values, each player's RAM, power, goals, the cooperative queue with its slots, the
+cards drawn and what the events did, every statement executed, faults with their line,
+column and statement, goals solved, and the result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from moonasm import isa
+from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
+
+FORMAT = "moonasm-game-log"
+VERSION = 1
+
+Event = dict[str, Any]
+
+
+class LogError(Exception):
+    """A log that is not a valid game log. `line` is 1-based (None: the file as a whole)."""
+
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+# -- validation --------------------------------------------------------------------------------
+
+Check = Callable[[Any], bool]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return (_is_int(v) or isinstance(v, float) and math.isfinite(v)) and v >= 0
+
+
+def _opt(check: Check) -> Check:
+    return lambda v: v is None or check(v)
+
+
+def _list(check: Check) -> Check:
+    return lambda v: isinstance(v, list) and all(check(x) for x in v)
+
+
+def _obj(keys: dict[str, Check]) -> Check:
+    return lambda v: isinstance(v, dict) and all(k in v and c(v[k]) for k, c in keys.items())
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def _is_value(v: Any) -> bool:
+    return _is_int(v) and v >= 0
+
+
+def _is_registers(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(_is_value(x) for x in v)
+
+
+def _is_ram(v: Any) -> bool:
+    return isinstance(v, dict) and all(k.isdigit() and _is_value(x) for k, x in v.items())
+
+
+# What each kind of type check means, for messages.
+_WHAT: dict[Check, str] = {
+    _is_int: "a whole number", _is_value: "a whole number", _is_str: "a string",
+    _is_bool: "true or false", _is_registers: "a list of 4 register values",
+    _is_ram: "an object of RAM values by seat", _is_num: "a number",
+}
+
+HEADER_KEYS: dict[str, Check] = {
+    "format": _is_str, "version": _is_int, "seed": _is_int, "config": lambda v: isinstance(
+        v, dict), "players": lambda v: isinstance(v, list)}
+CONFIG_KEYS: dict[str, Check] = {
+    "mode": lambda v: v in ("coop", "versus"),
+    "bits": lambda v: _is_int(v) and 1 <= v <= 16,
+    "levels": _list(_is_str), "hackers": lambda v: isinstance(v, dict), "events": _is_bool,
+    "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
+PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_str,
+                                 "sha256": _is_str}
+
+EVENTS: dict[str, dict[str, Check]] = {
+    "setup": {"registers": _is_registers, "deck": _is_value, "pending": _list(_opt(_is_value)),
+              "bugs": _is_value},
+    "draw": {"seat": _opt(_is_int), "card": lambda v: v in ("goal", "bug", "event"),
+             "value": _opt(_is_value), "name": _opt(_is_str)},
+    "event": {"name": _is_str, "registers": _is_registers, "disabled": _list(_is_str)},
+    "turn": {"round": _is_int, "seat": _is_int, "power": _opt(_is_num), "goal": _opt(_is_value),
+             "registers": _is_registers, "ram": _is_ram},
+    "skip": {"round": _is_int, "seat": _is_int, "reason": _is_str},
+    "step": {"seat": _is_int, "line": _is_int, "statement": _is_str, "cost": _is_num,
+             "power": _opt(_is_num), "registers": _is_registers, "ram": _is_ram},
+    "solved": {"seat": _is_int, "goal": _is_value, "score": _is_value},
+    "fault": {"seat": _is_int, "kind": _is_str, "message": _is_str, "line": _opt(_is_int),
+              "column": _opt(_is_int)},
+    "hack": {"seat": _is_int, "target": _is_int, "goal": _is_value},
+    "end_turn": {"seat": _is_int, "steps": _is_value},
+    "round_end": {"round": _is_int,
+                  "pending": _list(_obj({"goal": _opt(_is_value), "slot": _is_int})),
+                  "bugs": _is_value},
+    "result": {"result": lambda v: v in ("won", "lost", "finished"), "rounds": _is_int,
+               "winners": _list(_is_int),
+               "players": _list(_obj({"seat": _is_int, "name": _is_str,
+                                      "solved": _is_value, "faults": _is_value}))},
+}
+
+
+def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: int) -> None:
+    for key, check in keys.items():
+        if key not in obj:
+            raise LogError(line, f"{where} has no \"{key}\"")
+        if not check(obj[key]):
+            what = _WHAT.get(check)
+            shown = json.dumps(obj[key])
+            if len(shown) > 40:
+                shown = shown[:37] + "..."
+            raise LogError(line, f"{where}: \"{key}\" is {shown}"
+                           + (f", not {what}" if what else ", which is not valid here"))
+
+
+@dataclass
+class GameLog:
+    header: dict[str, Any]
+    events: list[tuple[int, Event]]  # (line number, event)
+    complete: bool  # the log ends with the game's result
+    last_line: int  # the number of the last line read
+
+    @property
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.header["config"]
+        return config
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        players: list[dict[str, Any]] = self.header["players"]
+        return players
+
+    @property
+    def turns(self) -> int:
+        return sum(1 for _, e in self.events if e["event"] == "turn")
+
+
+def _parse_line(raw: bytes, number: int, last: bool) -> Any:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = None
+    if text is None or any(ord(ch) < 32 and ch not in "\t\r" for ch in text):
+        raise LogError(number, "not text (binary data): this is not a game log")
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as e:
+        if last and text.lstrip().startswith("{"):
+            raise LogError(number, "the line is cut off: the log ends in the middle of an "
+                           "event") from None
+        if isinstance(e, json.JSONDecodeError):
+            raise LogError(number, f"not JSON ({e.msg}, column {e.colno})") from None
+        raise LogError(number, "not JSON (nested too deeply)") from None
+
+
+def read_log(data: bytes) -> GameLog:
+    """Parse and validate a whole log; raises LogError naming the first bad line."""
+    if not data.strip():
+        raise LogError(1, "the file is empty: a game log starts with a header line")
+    chunks = data.split(b"\n")
+    # The writer ends every line with a newline; text after the last one is a cut-off line
+    # unless it is a whole event by itself.
+    ends_cleanly = chunks[-1] == b""
+    if ends_cleanly:
+        chunks.pop()
+    header: dict[str, Any] | None = None
+    events: list[tuple[int, Event]] = []
+    players = 0
+    mask = 0
+    complete = False
+    last_line = 0
+    for index, raw in enumerate(chunks):
+        number = index + 1
+        last_line = number
+        if not raw.strip():
+            continue
+        obj = _parse_line(raw.rstrip(b"\r"), number,
+                          last=index == len(chunks) - 1 and not ends_cleanly)
+        if not isinstance(obj, dict):
+            raise LogError(number, f"expected a JSON object, found {type(obj).__name__}")
+        if header is None:
+            header = _check_header(obj, number)
+            players = len(header["players"])
+            mask = (1 << header["config"]["bits"]) - 1
+            continue
+        if complete:
+            raise LogError(number, "an event after the game's result")
+        _check_event(obj, number, players, mask)
+        events.append((number, obj))
+        complete = obj["event"] == "result"
+    if header is None:
+        raise LogError(1, "the file is empty: a game log starts with a header line")
+    return GameLog(header, events, complete, last_line)
+
+
+def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
+    if obj.get("format") != FORMAT:
+        if "event" in obj:
+            raise LogError(line, "the log starts with an event, not with its header line "
+                           f"(\"format\": \"{FORMAT}\")")
+        raise LogError(line, f"not a MOON game log: the header's \"format\" should be "
+                       f"\"{FORMAT}\"")
+    _check_keys(obj, HEADER_KEYS, "the header", line)
+    if obj["version"] != VERSION:
+        newer = " (written by a newer moonasm?)" if obj["version"] > VERSION else ""
+        raise LogError(line, f"log format version {obj['version']}{newer}; this moonasm "
+                       f"reads version {VERSION}")
+    _check_keys(obj["config"], CONFIG_KEYS, "the header's \"config\"", line)
+    players = obj["players"]
+    if not 1 <= len(players) <= 4:
+        raise LogError(line, f"the header lists {len(players)} players; a game has 1-4")
+    for i, player in enumerate(players, 1):
+        if not isinstance(player, dict):
+            raise LogError(line, f"the header's player {i} is not an object")
+        _check_keys(player, PLAYER_KEYS, f"the header's player {i}", line)
+        if player["seat"] != i:
+            raise LogError(line, f"the header's player {i} has seat {player['seat']}")
+    return obj
+
+
+def _check_event(obj: dict[str, Any], line: int, players: int, mask: int) -> None:
+    kind = obj.get("event")
+    if kind is None:
+        if obj.get("format") == FORMAT:
+            raise LogError(line, "a second header line")
+        raise LogError(line, "an object without \"event\": not a game log event")
+    if not isinstance(kind, str):
+        raise LogError(line, "\"event\" should be a string")
+    keys = EVENTS.get(kind)
+    if keys is None:
+        return  # an event this replay does not know: shown as it is (forward compatible)
+    _check_keys(obj, keys, f"the \"{kind}\" event", line)
+    for key in ("seat", "target"):
+        seat = obj.get(key)
+        if isinstance(seat, int) and not isinstance(seat, bool) and not 1 <= seat <= players:
+            raise LogError(line, f"the \"{kind}\" event names seat {seat}, but the game has "
+                           f"{players} player{'s' if players != 1 else ''}")
+    for key in ("registers",):
+        if key in obj and any(v > mask for v in obj[key]):
+            raise LogError(line, f"the \"{kind}\" event has a register value wider than the "
+                           f"game's {mask.bit_length()} bits")
+
+
+def load(path: str | Path) -> GameLog:
+    """Read and validate a log file. OSError if it cannot be read, LogError if invalid."""
+    return read_log(Path(path).read_bytes())
+
+
+# -- showing it --------------------------------------------------------------------------------
+
+LIT, UNLIT = "●", "○"
+
+
+def amount(value: float | None) -> str:
+    """Power as the rulebook prints it: 3, 1.5, ½ stays "0.5"; None is unlimited."""
+    if value is None:
+        return "unlimited"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:g}"
+
+
+@dataclass
+class Options:
+    color: bool = False
+    lamps: bool = True  # ● ○ (else 1 0)
+    steps: str = "ops"  # "none", "ops" (operations), "all" (thinking too)
+    turn: int | None = None  # show only this turn (1-based, in game order)
+    round: int | None = None  # show only this round
+    sources: dict[int, list[str]] = field(default_factory=dict)  # seat -> bot source lines
+
+
+class Replay:
+    """Turns a validated `GameLog` into lines of text; `lines()` yields them."""
+
+    def __init__(self, log: GameLog, options: Options | None = None):
+        self.log = log
+        self.o = options or Options()
+        config = log.config
+        self.bits: int = config["bits"]
+        self.mode: str = config["mode"]
+        self.names = {p["seat"]: p["name"] for p in log.players}
+        self.regs = [0, 0, 0, 0]
+        self.ram = {str(s): 0 for s in self.names}
+        self.disabled: list[str] = []
+        self.goals: dict[int, int | None] = {}  # competitive: each seat's goal
+        self.scores = dict.fromkeys(self.names, 0)
+        self.faults = dict.fromkeys(self.names, 0)
+        self.tokens = dict.fromkeys(self.names, 0)
+        self.bugs = 0
+        self.turn = 0
+        self.round = 0
+        self.in_setup = True
+        self.seen: dict[int, dict[int, str]] = {s: {} for s in self.names}  # line -> stmt
+        self.thinking = 0
+        self.wide = self.bits > 8
+
+    # -- small pieces --------------------------------------------------------------------------
+
+    def paint(self, text: str, style: str) -> str:
+        return paint(text, style, self.o.color)
+
+    def lamps(self, value: int, spaced: bool = True) -> str:
+        on, off = (LIT, UNLIT) if self.o.lamps else ("1", "0")
+        pad = " " * (self.column_width - 1) if spaced else ""
+        out = []
+        for ch in f"{value:0{self.bits}b}":
+            lamp = self.paint(on, BOLD + YELLOW) if ch == "1" else self.paint(off, DIM)
+            out.append(pad + lamp)
+        return (" " if spaced else "").join(out)
+
+    @property
+    def column_width(self) -> int:
+        return 1 if self.wide else len(str(1 << (self.bits - 1)))
+
+    def value(self, v: int | None) -> str:
+        """`1010 (10)`, the way spec §1 shows a value."""
+        if v is None:
+            return "?"
+        return f"{v:0{self.bits}b} ({v})"
+
+    def card(self, v: int | None) -> str:
+        """A goal card: 4 bits (a wider goal is made of two cards, spec §4.1)."""
+        if v is None or self.bits <= 4:
+            return self.value(v)
+        return f"{v:04b} ({v})"
+
+    def seat(self, seat: int | None) -> str:
+        if seat is None:
+            return "the table"
+        return f"seat {seat} ({self.paint(self.names.get(seat, '?'), BOLD)})"
+
+    def panel(self, indent: str = "    ") -> list[str]:
+        """The registers as lamps under their column values, then each player's RAM."""
+        out = []
+        if not self.wide:
+            heads = " ".join(f"{1 << i:>{self.column_width}}" for i in
+                             range(self.bits - 1, -1, -1))
+            out.append(f"{indent}{'':<8}{self.paint(heads, DIM)}")
+        for i, name in enumerate(isa.REGISTERS):
+            note = ""
+            if name in self.disabled:
+                note = "  " + self.paint("ERROR: disabled", RED)
+            out.append(f"{indent}{self.paint(name, BOLD):<{8 + self._pad()}}"
+                       f"{self.lamps(self.regs[i])}  {self.regs[i]:>5}{note}")
+        for s in sorted(self.names):
+            label = f"RAM{s}"
+            v = self.ram.get(str(s), 0)
+            out.append(f"{indent}{self.paint(label, BOLD):<{8 + self._pad()}}"
+                       f"{self.lamps(v)}  {v:>5}  {self.paint(self.names[s], DIM)}")
+        return out
+
+    def _pad(self) -> int:
+        return len(self.paint("", BOLD))
+
+    def changes(self, regs: list[int], ram: dict[str, int]) -> str:
+        """What a statement changed, e.g. `A 0110 → 1010 (10)`."""
+        parts = []
+        for i, name in enumerate(isa.REGISTERS):
+            if regs[i] != self.regs[i]:
+                parts.append(f"{name} {self.lamps(self.regs[i], False)} → "
+                             f"{self.lamps(regs[i], False)} ({regs[i]})")
+        for key in sorted(ram, key=int):
+            if ram[key] != self.ram.get(key, 0):
+                parts.append(f"RAM{key} {self.lamps(self.ram.get(key, 0), False)} → "
+                             f"{self.lamps(ram[key], False)} ({ram[key]})")
+        return ", ".join(parts)
+
+    # -- the walk --------------------------------------------------------------------------
+
+    def lines(self) -> Iterator[str]:
+        """The whole replay (or the chosen turn or round)."""
+        o = self.o
+        whole = o.turn is None and o.round is None
+        yield from self.title()
+        if whole:
+            yield ""
+            yield self.paint("Setup", BOLD)
+        showing = whole
+        in_turn = False
+        for number, event in self.log.events:
+            kind = event["event"]
+            if kind == "turn":
+                self.turn += 1
+                self.round = event["round"]
+                self.in_setup = False
+                in_turn = True
+            elif kind == "skip":
+                self.round = event["round"]
+                self.in_setup = False
+            if o.turn is not None:
+                showing = self.turn == o.turn and (in_turn or kind == "end_turn")
+            elif o.round is not None:
+                showing = self.round == o.round and not self.in_setup
+            handler = getattr(self, "on_" + kind, None)
+            out = handler(event) if handler is not None else self.on_unknown(event, number)
+            if showing or kind == "result" and o.turn is None and o.round is None:
+                yield from out
+            if kind == "end_turn":
+                in_turn = False
+            if kind == "round_end":
+                self.round = event["round"] + 1
+                if o.turn is None and o.round is None:
+                    yield ""
+        if not self.log.complete:
+            yield ""
+            yield self.paint(f"The log ends early, after line {self.log.last_line}: the game "
+                             "was cut short before its result.", BOLD + RED)
+
+    def title(self) -> list[str]:
+        c = self.log.config
+        mode = "cooperative" if c["mode"] == "coop" else "competitive"
+        levels = c["levels"]
+        level = levels[0] if len(set(levels)) == 1 and levels else "/".join(levels)
+        extras = [f"events {'on' if c['events'] else 'off'}", f"extras {c['extras']}"]
+        hackers = c.get("hackers") or {}
+        if hackers:
+            extras.append("hackers " + ", ".join(f"{k}={v}" for k, v in hackers.items()))
+        out = [self.paint(f"MOON {mode} game", BOLD) + f", {c['bits']} bits, {level}, "
+               f"seed {self.log.header['seed']}; " + ", ".join(extras)]
+        for p in self.log.players:
+            out.append(f"  seat {p['seat']}  {self.paint(p['name'], BOLD)}  "
+                       f"{self.paint(p['file'], DIM)}")
+        return out
+
+    # -- one method per event: update the state, return the lines to show ----------------------
+
+    def on_setup(self, e: Event) -> list[str]:
+        self.regs = list(e["registers"])
+        self.bugs = e["bugs"]
+        out = self.panel()
+        if self.mode == "coop":
+            out.append(f"    deck {e['deck']} cards, {self.queue(e)}")
+        else:
+            goals = e.get("goals")
+            if isinstance(goals, list):
+                for s, g in enumerate(goals, 1):
+                    if _is_value(g) or g is None:
+                        self.goals[s] = g
+            secret = ", ".join(f"{self.names.get(s, '?')} {self.value(g)}"
+                               for s, g in sorted(self.goals.items()))
+            out.append(f"    deck {e['deck']} cards; secret goals: {secret or 'none'}")
+        return out
+
+    def queue(self, e: Event) -> str:
+        """The cooperative queue: `pending 1011 (11) in slot 2, 0100 (4) in slot 1`."""
+        pending = e["pending"]
+        if pending and isinstance(pending[0], dict):
+            items = [(p["goal"], p["slot"]) for p in pending]
+        else:
+            slots = e.get("slots")
+            if not (isinstance(slots, list) and len(slots) == len(pending)):
+                slots = [1] * len(pending)  # at setup every pending goal is in slot 1
+            items = list(zip(pending, slots, strict=True))
+        limit = 5 - e["bugs"]
+        text = ", ".join(self.value(g) + (f" in slot {s}" if s is not None else "")
+                         for g, s in items) or "none"
+        bugs = e["bugs"]
+        bug_text = f"; {bugs} BUG{'s' if bugs != 1 else ''}" if bugs else ""
+        return f"pending goals: {text}{bug_text} (a goal reaching slot {limit} loses)"
+
+    def on_draw(self, e: Event) -> list[str]:
+        who = "" if e["seat"] is None else f"{self.seat(e['seat'])} "
+        card = e["card"]
+        if card == "goal":
+            to = e.get("to")
+            if isinstance(to, str):
+                text = f"{who}card {self.value(e['value'])} goes into register {to}"
+            elif e["seat"] is not None:
+                self.goals[e["seat"]] = e["value"]
+                text = f"{who}draws goal card {self.card(e['value'])}"
+            else:
+                text = f"drawn: goal card {self.card(e['value'])} joins the queue"
+        elif card == "bug":
+            self.bugs += 1
+            if e["seat"] is not None:
+                self.tokens[e["seat"]] += 1
+                text = f"{who}draws a BUG card: a hack token, and draws again"
+            else:
+                text = (f"drawn: a BUG card; it blocks a slot (a goal reaching slot "
+                        f"{5 - self.bugs} loses)")
+        else:
+            text = f"{who}draws event {self.paint(str(e['name']), BOLD)}"
+        return [self.indent() + self.paint(text, CYAN)]
+
+    def indent(self) -> str:
+        return "    "
+
+    def on_event(self, e: Event) -> list[str]:
+        before = list(self.disabled)
+        effect = self.changes(e["registers"], self.ram)
+        self.regs = list(e["registers"])
+        self.disabled = list(e["disabled"])
+        name = e["name"]
+        if name.startswith("ERROR"):
+            new = [d for d in self.disabled if d not in before]
+            text = (f"{new[0]} is disabled until an OK card repairs it" if new
+                    else "already disabled: no effect")
+        elif name == "OK":
+            fixed = [d for d in before if d not in self.disabled]
+            text = f"{fixed[0]} is repaired" if fixed else "no active error: no effect"
+        else:
+            text = effect or "no change (already 0)"
+        return [self.indent() + self.paint(f"  {name}: {text}", CYAN)]
+
+    def on_turn(self, e: Event) -> list[str]:
+        self.regs = list(e["registers"])
+        self.ram = {k: v for k, v in e["ram"].items()}
+        self.thinking = 0
+        seat = e["seat"]
+        goal = e["goal"]
+        if self.mode == "versus":
+            self.goals[seat] = goal
+        out = [self.paint(f"Round {e['round']}, turn {self.turn}: ", BOLD)
+               + f"{self.seat(seat)}, goal {self.paint(self.value(goal), BOLD + GREEN)}, "
+               f"power {amount(e['power'])}"]
+        if self.mode == "versus" and self.tokens.get(seat):
+            out[0] += f", {self.tokens[seat]} hack token{'s' if self.tokens[seat] > 1 else ''}"
+        out += self.panel()
+        return out
+
+    def on_skip(self, e: Event) -> list[str]:
+        return [self.paint(f"Round {e['round']}: ", BOLD) + f"{self.seat(e['seat'])} is "
+                f"skipped ({e['reason']})"]
+
+    def on_step(self, e: Event) -> list[str]:
+        statement = e["statement"]
+        seat = e["seat"]
+        self.seen.setdefault(seat, {})[e["line"]] = statement
+        mnemonic = statement.split(" ", 1)[0].upper()
+        op = isa.OPERATIONS.get(mnemonic)
+        thinking = op is not None and not op.is_machine_op
+        changes = self.changes(e["registers"], e["ram"])
+        self.regs = list(e["registers"])
+        self.ram = {k: v for k, v in e["ram"].items()}
+        if thinking:
+            self.thinking += 1
+        if self.o.steps == "none" or thinking and self.o.steps != "all":
+            return []
+        where = self.paint(f"{e['line']:>4}", DIM)
+        if thinking:
+            return [f"    {where}  {self.paint(statement, DIM)}"]
+        cost = f"{amount(e['cost']):>3}"
+        left = f"{amount(e['power']):>3}"
+        return [f"    {where}  {self.paint(f'{statement:<14}', CYAN)} cost "
+                f"{self.paint(cost, YELLOW)}  left {left}   {changes or 'no change'}"]
+
+    def on_solved(self, e: Event) -> list[str]:
+        seat = e["seat"]
+        self.scores[seat] = e["score"]
+        if self.mode == "versus":
+            self.goals[seat] = None
+        return [self.indent() + self.paint(f"★ {self.seat_plain(seat)} solves "
+                                           f"{self.value(e['goal'])}: score {e['score']}",
+                                           BOLD + GREEN)]
+
+    def seat_plain(self, seat: int) -> str:
+        return f"seat {seat} ({self.names.get(seat, '?')})"
+
+    def on_fault(self, e: Event) -> list[str]:
+        seat = e["seat"]
+        self.faults[seat] += 1
+        line, column = e["line"], e["column"]
+        where = f" at line {line}, column {column}" if line is not None else ""
+        out = [self.indent() + self.paint(f"✗ {e['kind']} fault{where}: {e['message']}",
+                                          BOLD + RED)]
+        source = self.statement_at(seat, line, e)
+        if source is not None:
+            text, caret = source
+            out.append(f"{self.indent()}    {line:>4} | {text}")
+            if caret:
+                out.append(f"{self.indent()}    {'':>4} | {self.paint(caret, RED)}")
+        out.append(self.indent() + self.paint("  the fault ends the turn", DIM))
+        return out
+
+    def statement_at(self, seat: int, line: int | None, e: Event) -> tuple[str, str] | None:
+        """The faulting statement: from the bot's source (when the file is at hand and
+        unchanged), else as the log wrote it in the fault or in an earlier step."""
+        if line is None:
+            return None
+        lines = self.o.sources.get(seat)
+        if lines is not None and 1 <= line <= len(lines):
+            text = lines[line - 1].rstrip()
+            column = e["column"] or 1
+            rest = text[column - 1:]
+            length = len(rest.split()[0]) if rest.split() else 1
+            return text, " " * (column - 1) + "^" + "~" * (length - 1)
+        statement = e.get("statement")
+        if not isinstance(statement, str):
+            statement = self.seen.get(seat, {}).get(line)
+        return (statement, "") if statement else None
+
+    def on_hack(self, e: Event) -> list[str]:
+        seat, target = e["seat"], e["target"]
+        self.tokens[seat] -= 1
+        self.tokens[target] += 1
+        return [self.indent() + self.paint(
+            f"{self.seat_plain(seat)} hacks {self.seat_plain(target)}: its goal "
+            f"{self.value(e['goal'])} is shown as GOAL{target}, and the hack token passes "
+            "to it", BOLD + YELLOW)]
+
+    def on_end_turn(self, e: Event) -> list[str]:
+        think = f" ({self.thinking} thinking)" if self.thinking else ""
+        return [self.paint(f"    end of turn: {e['steps']} steps{think}", DIM)]
+
+    def on_round_end(self, e: Event) -> list[str]:
+        self.bugs = e["bugs"]
+        head = self.paint(f"End of round {e['round']}: ", BOLD)
+        deck = e.get("deck")
+        deck_text = f"deck {deck} cards; " if _is_value(deck) else ""
+        if self.mode == "coop":
+            return [head + deck_text + self.queue(e)]
+        scores = ", ".join(f"{self.names[s]} {self.scores[s]}" for s in sorted(self.names))
+        return [head + deck_text + f"scores: {scores}"]
+
+    def on_result(self, e: Event) -> list[str]:
+        result = e["result"]
+        rounds = e["rounds"]
+        winners = e["winners"]
+        round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
+        if result == "won":
+            text = f"won in {round_word}: every goal solved"
+        elif result == "lost":
+            text = f"lost after {round_word}"
+        else:
+            names = ", ".join(self.seat_plain(s) for s in winners) or "nobody"
+            shared = " (shared)" if len(winners) > 1 else ""
+            text = f"finished after {round_word}; winner{shared}: {names}"
+        style = RED if result == "lost" else GREEN
+        out = [self.paint("Result: ", BOLD) + self.paint(text, BOLD + style)]
+        rows = [("seat", "name", "solved", "faults")]
+        for p in e["players"]:
+            rows.append((str(p["seat"]), p["name"], str(p["solved"]), str(p["faults"])))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        for r in rows:
+            out.append(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
+                       f"{r[3]:>{widths[3]}}")
+        return out
+
+    def on_unknown(self, e: Event, number: int) -> list[str]:
+        rest = {k: v for k, v in e.items() if k != "event"}
+        return [self.indent() + self.paint(f"(line {number}: {e['event']} {json.dumps(rest)})",
+                                           DIM)]
+
+
+def bot_sources(log: GameLog, base: Path | None = None) -> dict[int, list[str]]:
+    """Each seat's bot source, when its file can be found (as written in the header, or
+    beside the log) and still has the hash the header records."""
+    from moonasm.lang.parse import decode
+
+    out: dict[int, list[str]] = {}
+    for p in log.players:
+        candidates = [Path(p["file"])]
+        if base is not None and not Path(p["file"]).is_absolute():
+            candidates.append(base / p["file"])
+            candidates.append(base / Path(p["file"]).name)
+        for path in candidates:
+            try:
+                data = path.read_bytes()
+            except OSError:
+                continue
+            if hashlib.sha256(data).hexdigest() == p["sha256"]:
+                out[p["seat"]] = decode(data).splitlines()
+                break
+    return out
