@@ -583,7 +583,8 @@ class Game:
             self._emit({"event": "fault", "seat": self.seat, "kind": fault.kind,
                         "message": fault.message,
                         "line": stmt.span.line if stmt is not None else None,
-                        "column": stmt.span.column if stmt is not None else None})
+                        "column": stmt.span.column if stmt is not None else None,
+                        "statement": stmt.text if stmt is not None else None})
         return outcome
 
     def _tracer(self, trace: Trace | None) -> Trace:
