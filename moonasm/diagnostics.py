@@ -14,7 +14,7 @@ STATIC_KINDS = ("syntax", "semantic")
 FAULT_KINDS = ("power", "protection", "disabled", "overload")
 
 _WINDOW = 80  # characters of a very long source line shown around the caret
-_LONG_WORD = re.compile(r"\S{48,}")
+_LONG_WORD = re.compile(r"[^\s'\"]{48,}")  # a quote around a long word stays
 
 
 def shorten(message: str) -> str:

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from moonasm.docs import help_epilog
+
+    p.epilog = help_epilog()
     p.add_argument("file", metavar="FILE", help="the .masm script")
     p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
     p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")

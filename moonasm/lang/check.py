@@ -270,9 +270,9 @@ class _Checker:
         resolved = tuple(a for a in args if a is not None)
         kinds = tuple(Slot.RAM if a.kind is ArgKind.RAM else Slot.REG for a in resolved)
         if kinds not in op.forms:
-            if all(k is Slot.RAM for k in kinds):
-                self.error("semantic", "MOV cannot copy RAM to RAM; go through a register",
-                           resolved[1].span)
+            if any(Slot.RAM in form for form in op.forms):  # only RAM to RAM is left
+                self.error("semantic", f"{op.mnemonic} cannot copy RAM to RAM; go through a "
+                           "register", resolved[1].span)
             else:
                 bad = next(a for a in resolved if a.kind is ArgKind.RAM)
                 self.error("semantic", f"{op.mnemonic} works on registers only; RAM is "

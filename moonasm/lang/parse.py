@@ -53,6 +53,8 @@ def parse(text: str) -> Parsed:
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")
+    if "\r" in text:  # CRLF: the CR is no part of the line shown under a diagnostic
+        lines = [line[:-1] if line.endswith("\r") else line for line in lines]
     parser, builder = _parser()
     builder.line_base, builder.column_base = 0, 0
     try:

@@ -1,0 +1,287 @@
+"""`moonasm run` exactly as spec §6: output, JSON, every option, exit statuses, --trace."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+from conftest import EXAMPLES, ROOT, run_subprocess
+
+DESIGN = ".name \"design\"\n.set RAM1, 3\n.goal 6\nMOV A, RAM1; ROL A\n"
+
+
+def test_design_card_text_output(run_src) -> None:
+    out = run_src(DESIGN)
+    assert out.status == 0
+    assert out.err == ""
+    assert out.out == ("A 0110 (6)  B 0000 (0)  C 0000 (0)  D 0000 (0)\n"
+                       "RAM1 0011 (3)\n"
+                       "power spent 2, left unlimited; 2 steps\n"
+                       "goal 0110 (6): reached\n")
+
+
+def test_design_card_json(run_src) -> None:
+    out = run_src(DESIGN, "--json")
+    assert out.status == 0
+    assert out.json == {"ok": True, "bits": 4,
+                        "registers": {"A": 6, "B": 0, "C": 0, "D": 0},
+                        "ram": {"1": 3},
+                        "power": {"spent": 2, "left": None},
+                        "goal": {"value": 6, "reached": True},
+                        "steps": 2,
+                        "error": None}
+
+
+def test_json_counts_halves_and_power_left(run_src) -> None:
+    out = run_src(".power 4\n.players 2\nINC A\nOR A, B\n.turn 2\nXOR B, B\nMOV RAM, A\n",
+                  "--json")
+    assert out.status == 0
+    assert out.json == {"ok": True, "bits": 4,
+                        "registers": {"A": 1, "B": 0, "C": 0, "D": 0},
+                        "ram": {"1": 0, "2": 1},
+                        "power": {"spent": 4, "left": 2.5},
+                        "goal": None, "steps": 4, "error": None}
+
+
+def test_a_fault_exits_4_with_the_machine_before_it(run_src) -> None:
+    out = run_src(".power 2\n.goal 3\nINC A\nCMP A, 1\nJE x\nx: OR A, B\nNOT B\n", "--json")
+    assert out.status == 4
+    assert out.json == {
+        "ok": False, "bits": 4, "registers": {"A": 1, "B": 0, "C": 0, "D": 0},
+        "ram": {"1": 0}, "power": {"spent": 2, "left": 0},
+        "goal": {"value": 3, "reached": False}, "steps": 3,
+        "error": {"kind": "power", "message": "OR costs 0.5 but only 0 power is left this "
+                  "turn", "line": 6, "column": 4}}
+    assert out.err.endswith("prog.masm:6:4: error: power fault: OR costs 0.5 but only 0 power "
+                            "is left this turn\n"
+                            "    6 | x: OR A, B\n"
+                            "      |    ^~\n")
+
+
+def test_a_fault_in_text_mode(run_src) -> None:
+    out = run_src(".players 2\n.set A, 5\nNOT A\nMOV RAM2, A\n")
+    assert out.status == 4
+    assert out.out == ("A 1010 (10)  B 0000 (0)  C 0000 (0)  D 0000 (0)\n"
+                       "RAM1 0000 (0)  RAM2 0000 (0)\n"
+                       "power spent 1, left unlimited; 1 steps\n")
+    assert out.err.splitlines()[0].endswith(
+        "prog.masm:4:1: error: protection fault: RAM2 belongs to player 2; player 1 may only "
+        "use its own RAM")
+
+
+@pytest.mark.parametrize(("source", "kind"), [
+    (".power 0\nNOT A", "power"),
+    (".players 2\nMOV A, RAM2", "protection"),
+    (".disable NOT\nNOT A", "disabled"),
+    ("x: JMP x", "overload"),
+])
+def test_every_fault_kind_in_json(run_src, source: str, kind: str) -> None:
+    out = run_src(source, "--json")
+    assert out.status == 4
+    assert out.json["ok"] is False
+    assert out.json["error"]["kind"] == kind
+    assert out.json["registers"] == {"A": 0, "B": 0, "C": 0, "D": 0}
+
+
+def test_goal_not_reached_exits_1(run_src) -> None:
+    out = run_src(".goal 5\nINC A\n")
+    assert out.status == 1
+    assert out.out.endswith("goal 0101 (5): NOT reached\n")
+
+
+def test_goal_reached_in_an_earlier_operation_still_exits_0(run_src) -> None:
+    assert run_src(".goal 1\nINC A\nINC A\n").status == 0
+
+
+def test_invalid_program_exits_3_with_every_diagnostic(run_src) -> None:
+    out = run_src("MOVE A, B\nOR A, RAM\n")
+    assert out.status == 3
+    assert out.out == ""
+    assert out.err.count(": error: ") == 2
+
+
+def test_invalid_program_json(run_src) -> None:
+    out = run_src(".bits 6\n.set B, 9\n.players 2\nMOVE A, B\nOR A, RAM\n", "--json")
+    assert out.status == 3
+    assert out.json == {
+        "ok": False, "bits": 6, "registers": {"A": 0, "B": 9, "C": 0, "D": 0},
+        "ram": {"1": 0, "2": 0}, "power": {"spent": 0, "left": None}, "goal": None,
+        "steps": 0, "error": {"kind": "syntax", "message": "unknown operation 'MOVE' (did you "
+                              "mean 'MOV'?)", "line": 4, "column": 1}}
+
+
+def test_options_override_directives(run_src) -> None:
+    source = ".bits 4\n.mode coop\n.power 4\n.set A, 1\n.set B, 2\n.goal 2\nMOV C, A\nROL A\n"
+    assert run_src(source, "--json").json["power"] == {"spent": 2, "left": 2}
+    out = run_src(source, "--bits", "8", "--mode", "versus", "--power", "1.5", "--set",
+                  "A=0x80", "--set", "ram1=3", "--goal", "0b1", "--json")
+    assert out.status == 0
+    assert out.json == {"ok": True, "bits": 8,
+                        "registers": {"A": 1, "B": 2, "C": 128, "D": 0},
+                        "ram": {"1": 3}, "power": {"spent": 1.5, "left": 0},
+                        "goal": {"value": 1, "reached": True}, "steps": 2, "error": None}
+
+
+def test_power_option_makes_a_power_fault(run_src) -> None:
+    out = run_src("INC A\nINC A\n", "--power", "3")
+    assert out.status == 4
+
+
+def test_max_steps(run_src) -> None:
+    source = "x: INC B\nCMP B, 10\nJNE x\n"
+    assert run_src(source, "--max-steps", "30").status == 0
+    out = run_src(source, "--max-steps", "29", "--json")
+    assert out.status == 4
+    assert out.json["steps"] == 29
+    assert out.json["error"] == {"kind": "overload", "message": "overloaded: more than 29 "
+                                 "steps this turn (the 1969 alarm)", "line": 3, "column": 1}
+
+
+def test_the_default_step_limit_is_a_million(run_src) -> None:
+    out = run_src("x: JMP x\n", "--json")
+    assert out.status == 4
+    assert out.json["steps"] == 1_000_000
+
+
+@pytest.mark.parametrize("args", [
+    ["--bits", "0"], ["--bits", "17"], ["--bits", "four"], ["--mode", "solo"],
+    ["--power", "-1"], ["--power", "1.25"], ["--set", "E=1"], ["--set", "A"],
+    ["--set", "A=x"], ["--set", "A=16"], ["--goal", "16"], ["--goal", "1.5"],
+    ["--max-steps", "0"], ["--max-steps", "x"], ["--frobnicate"],
+])
+def test_usage_errors_exit_2(run_src, args: list[str]) -> None:
+    out = run_src("INC A\n", *args)
+    assert out.status == 2
+    assert out.out == ""
+    assert "error" in out.err
+
+
+def test_usage_error_messages(run_src, cli, tmp_path) -> None:
+    assert run_src("INC A\n", "--set", "A=16").err == \
+        "moonasm: error: --set A=16 does not fit in 4 bits (0-15)\n"
+    assert run_src("INC A\n", "--set", "Q=1").err == \
+        "moonasm: error: --set takes X=V with X one of A-D or RAM1-RAM4, not 'Q=1'\n"
+    missing = tmp_path / "missing.masm"
+    assert cli("run", str(missing)).err == \
+        f"moonasm: error: cannot read '{missing}': no such file\n"
+    assert cli("run", str(tmp_path)).err == \
+        f"moonasm: error: cannot read '{tmp_path}': it is a directory\n"
+
+
+def test_missing_and_unreadable_files_exit_2(cli, masm, tmp_path) -> None:
+    assert cli("run", str(tmp_path / "nope.masm")).status == 2
+    assert cli("run", str(tmp_path)).status == 2
+    if os.geteuid() != 0:  # root reads anything
+        path = masm("INC A")
+        os.chmod(path, 0)
+        assert cli("run", path).status == 2
+
+
+TRACE = (
+    "    4  MOV A, RAM1      cost   1  left unlimited  A 0011 (3)  B 0000 (0)  C 0000 (0)  "
+    "D 0000 (0)\n"
+    "    4  ROL A            cost   1  left unlimited  A 0110 (6)  B 0000 (0)  C 0000 (0)  "
+    "D 0000 (0)\n"
+)
+
+
+def test_trace_is_plain_when_not_a_terminal(run_src) -> None:
+    out = run_src(DESIGN, "--trace")
+    assert out.status == 0
+    assert out.out.startswith(TRACE)
+    assert "\x1b" not in out.out
+
+
+def test_trace_with_power_and_halves(run_src) -> None:
+    out = run_src(".power 1.5\nOR A, B\nJMP x\nx: NOT A\n", "--trace")
+    assert out.out.splitlines()[:3] == [
+        "    2  OR A, B          cost 0.5  left         1  A 0000 (0)  B 0000 (0)  "
+        "C 0000 (0)  D 0000 (0)",
+        "    3  JMP x            cost   0  left         1  A 0000 (0)  B 0000 (0)  "
+        "C 0000 (0)  D 0000 (0)",
+        "    4  NOT A            cost   1  left         0  A 1111 (15)  B 0000 (0)  "
+        "C 0000 (0)  D 0000 (0)",
+    ]
+
+
+def test_trace_goes_to_stderr_with_json(run_src) -> None:
+    out = run_src(DESIGN, "--trace", "--json")
+    assert out.err == TRACE
+    assert out.json["registers"]["A"] == 6
+
+
+def _pty_run(env_extra: dict[str, str]) -> bytes:
+    pexpect = pytest.importorskip("pexpect")
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env.update(env_extra)
+    child = pexpect.spawn(sys.executable, ["-m", "moonasm", "run",
+                                           str(EXAMPLES / "design-card.masm"), "--trace"],
+                          env=env, cwd=str(ROOT), timeout=30)
+    data = child.read()
+    child.close()
+    assert child.exitstatus == 0
+    return data
+
+
+def test_trace_is_coloured_on_a_terminal() -> None:
+    assert b"\x1b[" in _pty_run({})
+
+
+def test_trace_is_plain_on_a_terminal_when_no_color_is_set() -> None:
+    data = _pty_run({"NO_COLOR": "1"})
+    assert b"\x1b" not in data
+    assert b"MOV A, RAM1" in data
+
+
+# as a user runs it: a separate process ----------------------------------------------------
+
+def test_subprocess_run_example() -> None:
+    out = run_subprocess("run", "examples/design-card.masm", "--json")
+    assert out.status == 0, out.err
+    assert out.json["registers"]["A"] == 6 and out.json["goal"] == {"value": 6,
+                                                                     "reached": True}
+
+
+def test_subprocess_statuses(tmp_path) -> None:
+    bad = tmp_path / "bad.masm"
+    bad.write_text("MOVE A, B\n")
+    out = run_subprocess("run", str(bad))
+    assert out.status == 3
+    assert out.err == (f"{bad}:1:1: error: unknown operation 'MOVE' (did you mean 'MOV'?)\n"
+                       "    1 | MOVE A, B\n"
+                       "      | ^~~~\n")
+    fault = tmp_path / "fault.masm"
+    fault.write_text(".power 1\nINC A\n")
+    assert run_subprocess("run", str(fault)).status == 4
+    missed = tmp_path / "missed.masm"
+    missed.write_text(".goal 3\nINC A\n")
+    assert run_subprocess("run", str(missed)).status == 1
+    assert run_subprocess("run", str(tmp_path / "none.masm")).status == 2
+    assert run_subprocess("run").status == 2
+    assert run_subprocess().status == 2
+
+
+def test_version_and_help() -> None:
+    from moonasm import __version__
+
+    for args in (["--version"], ["run", "--version"], ["check", "--version"]):
+        out = run_subprocess(*args)
+        assert (out.status, out.out) == (0, f"moonasm {__version__}\n")
+    out = run_subprocess("run", "--help")
+    assert out.status == 0
+    assert "--max-steps N" in out.out and "--trace" in out.out
+
+
+def test_run_help_shows_the_operations_table(cli) -> None:
+    from moonasm.docs import help_epilog
+
+    out = cli("run", "--help")
+    assert out.status == 0
+    assert out.out.rstrip().endswith(help_epilog())
+    assert "  SHL   reg" in out.out and "0.5  bitwise or" in out.out
+
+
+def test_python_dash_m_is_the_same_command() -> None:
+    out = run_subprocess("check", "examples/loop.masm")
+    assert (out.status, out.out) == (0, "examples/loop.masm: ok (script, 5 statements)\n")

@@ -1,0 +1,62 @@
+"""docs/language.md's instruction tables are generated from moonasm/isa.py and must not drift;
+`moonasm run --help` shows the same table."""
+
+from __future__ import annotations
+
+from conftest import ROOT
+
+from moonasm import docs, isa
+
+LANGUAGE = ROOT / "docs" / "language.md"
+
+
+def test_the_generated_section_matches_the_table() -> None:
+    text = LANGUAGE.read_text(encoding="utf-8")
+    assert docs.render(text) == text, "docs/language.md is out of date: python -m moonasm.docs"
+
+
+def test_every_operation_directive_and_hacker_is_documented() -> None:
+    text = LANGUAGE.read_text(encoding="utf-8")
+    section = text[text.index(docs.BEGIN):text.index(docs.END)]
+    for op in isa.TABLE:
+        assert f"| `{op.mnemonic}` |" in section
+    for name in isa.DIRECTIVES:
+        assert f"| `{name}` |" in section
+    for name in isa.HACKERS:
+        assert f"| `{name}` |" in section
+
+
+def test_costs_as_the_rulebook_prints_them() -> None:
+    table = docs.operations_table()
+    assert "| `MOV` | reg, reg \\| reg, RAM \\| RAM, reg | 1 (versus ½) |" in table
+    assert "| `OR` | reg, reg | ½ |" in table
+    assert "| `INC` | reg | 2 |" in table
+    assert "| `CMP` | value, value | 0 (a step) |" in table
+    assert [docs.halves_text(h) for h in range(5)] == ["0", "½", "1", "1½", "2"]
+
+
+def test_a_drifted_file_is_rewritten_and_check_fails(tmp_path) -> None:
+    stale = tmp_path / "language.md"
+    stale.write_text(f"# title\n\n{docs.BEGIN}\n| old |\n{docs.END}\n\nafter\n", encoding="utf-8")
+    assert docs.main([str(stale), "--check"]) == 1
+    assert docs.main([str(stale)]) == 0
+    text = stale.read_text(encoding="utf-8")
+    assert text.startswith("# title\n\n") and text.endswith("\n\nafter\n")
+    assert "| old |" not in text and docs.main([str(stale), "--check"]) == 0
+
+
+def test_help_epilog_lists_every_operation() -> None:
+    epilog = docs.help_epilog().splitlines()
+    assert len(epilog) == 1 + len(isa.TABLE)
+    assert epilog[2].split()[:3] == ["INC", "reg", "2"]
+
+
+def test_the_readme_links_the_reference_and_opens_with_two_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "docs/language.md" in readme
+    assert "## Bots" in readme
+    first_block = readme.split("```", 2)[1]
+    commands = [line for line in first_block.splitlines()[1:] if line.strip()]
+    assert len(commands) == 2
+    assert "moonasm run examples/" in commands[0]
+    assert "pytest" in commands[1] and ".[test]" in commands[1]
