@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span, shorten
 from moonasm.isa import Operation, Slot
 from moonasm.lang.nodes import Directive, Instruction, Label, Operand
-from moonasm.lang.parse import Parsed
+from moonasm.lang.parse import Parsed, gc_paused
 
 MAX_BITS = 16
 
@@ -28,9 +29,8 @@ class ArgKind(enum.Enum):
     PLAYER = "player"
 
 
-@dataclass(frozen=True, slots=True)
-class Arg:
-    """A resolved operand.
+class Arg(NamedTuple):
+    """A resolved operand (a NamedTuple: immutable and cheap to create).
 
     `value` is: the register index (A=0); the RAM owner (0 = the acting player's own); the
     GOAL owner (0 = own); a number (in halves when the operand of a CMP, else plain); the
@@ -43,8 +43,9 @@ class Arg:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class Stmt:
+class Stmt(NamedTuple):
+    """One checked statement: its operation, resolved operands, and the mnemonic's place."""
+
     op: Operation
     args: tuple[Arg, ...]
     span: Span
@@ -600,7 +601,8 @@ def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = No
     """Check a parsed program. `errors` holds every syntax and static error, in source order;
     `usage` the command-line values that cannot apply."""
     checker = _Checker(parsed, bot, overrides)
-    program = checker.run()
+    with gc_paused():
+        program = checker.run()
     return CheckResult(program, checker.errors, checker.usage, checker.result_config)
 
 

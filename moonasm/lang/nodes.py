@@ -7,13 +7,14 @@ mnemonic means. The checker (`moonasm.lang.check`) gives them meaning.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from moonasm.diagnostics import Span
 
 
-@dataclass(frozen=True, slots=True)
-class Operand:
-    """An operand as written: a word (`A`, `RAM2`, `loop`), a number, or a string."""
+class Operand(NamedTuple):
+    """An operand as written: a word (`A`, `RAM2`, `loop`), a number, or a string.
+    (A NamedTuple: immutable, and cheap to make by the hundred thousand.)"""
 
     kind: str  # "word" | "number" | "string"
     text: str

@@ -7,8 +7,11 @@ statement gets its own diagnostic and the good ones still reach the checker.
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -46,8 +49,29 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", errors="surrogateescape")
 
 
+@contextlib.contextmanager
+def gc_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building a program's many small records.
+
+    They form no reference cycles, so the collector would find nothing; yet with GC on it
+    walks the growing heap again and again, which is most of the time a 100,000-line program
+    takes to parse and check."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(text: str) -> Parsed:
     """Parse a whole program; never raises for any input text."""
+    with gc_paused():
+        return _parse(text)
+
+
+def _parse(text: str) -> Parsed:
     from lark.exceptions import UnexpectedInput
 
     if text.startswith("\ufeff"):
@@ -149,6 +173,9 @@ def _token_error(e: Any, line: int, start: int, piece: str) -> Diagnostic:
     return Diagnostic("syntax", shorten(message), Span(line, column, length))
 
 
+_OPERAND_KINDS = {"NAME": "word", "NUMBER": "number", "STRING": "string"}
+
+
 class _NodeBuilder:
     """Lark inline transformer: builds nodes straight from tokens, with no tree in between."""
 
@@ -156,20 +183,19 @@ class _NodeBuilder:
     column_base = 0
 
     def __init__(self) -> None:
-        # Lark calls these by rule name; plain attributes keep the calls cheap.
+        # Lark calls these by rule name; plain attributes keep the calls cheap. No other
+        # attribute may share a rule's name (`_operands` would hijack the inlined rule).
         self.start = self._start
         self.label = self._label
-        self.statement = self._statement
         self.instruction = self._instruction
         self.directive = self._directive
-        self.word = self._word
-        self.number = self._number
-        self.string = self._string
 
     def _span(self, token: Token) -> Span:
-        line = token.line or 1
-        column = (token.column or 1) + (self.column_base if line == 1 else 0)
-        return Span(self.line_base + line, column, len(token))
+        line: int = token.line  # type: ignore[assignment]  # the basic lexer always sets it
+        if line == 1:
+            return Span(self.line_base + 1, token.column + self.column_base,  # type: ignore[operator]
+                        len(token))
+        return Span(self.line_base + line, token.column, len(token))  # type: ignore[arg-type]
 
     def _start(self, children: list[Node]) -> list[Node]:
         return children
@@ -178,25 +204,17 @@ class _NodeBuilder:
         token = children[0]
         return Label(str(token)[:-1], self._span(token))
 
-    def _statement(self, children: list[Node]) -> Node:
-        return children[0]
+    def _make_operands(self, tokens: list[Token]) -> tuple[Operand, ...]:
+        span = self._span
+        return tuple(Operand(_OPERAND_KINDS[t.type], str(t), span(t)) for t in tokens)
 
-    def _instruction(self, children: list[Any]) -> Instruction:
+    def _instruction(self, children: list[Token]) -> Instruction:
         token = children[0]
-        return Instruction(str(token), tuple(children[1:]), self._span(token))
+        return Instruction(str(token), self._make_operands(children[1:]), self._span(token))
 
-    def _directive(self, children: list[Any]) -> Directive:
+    def _directive(self, children: list[Token]) -> Directive:
         token = children[0]
-        return Directive(str(token), tuple(children[1:]), self._span(token))
-
-    def _word(self, children: list[Token]) -> Operand:
-        return Operand("word", str(children[0]), self._span(children[0]))
-
-    def _number(self, children: list[Token]) -> Operand:
-        return Operand("number", str(children[0]), self._span(children[0]))
-
-    def _string(self, children: list[Token]) -> Operand:
-        return Operand("string", str(children[0]), self._span(children[0]))
+        return Directive(str(token), self._make_operands(children[1:]), self._span(token))
 
 
 @functools.cache

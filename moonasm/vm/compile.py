@@ -20,7 +20,9 @@ from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
 from moonasm.vm.interpret import TurnOutcome, interpret_turn
 from moonasm.vm.machine import Hooks, Machine
 
-Block = Callable[[Machine, int, int], "int | None"]
+# A block takes (machine, steps so far, step limit) and returns (next statement index, or
+# ~index after a goal was reached; statements executed), or None to take the slow path.
+Block = Callable[[Machine, int, int], "tuple[int, int] | None"]
 
 
 def _leaders(stmts: tuple[Stmt, ...]) -> set[int]:
@@ -59,11 +61,13 @@ class _BlockWriter:
             return f"r{arg.value}"
         return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
 
-    def flush(self, indent: str) -> list[str]:
+    def flush(self, indent: str, pc: int | str, executed: int) -> list[str]:
+        """Leave the block: registers, power and the comparison back into the machine, and
+        return (next statement index, statements executed in this call)."""
         out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
-        if self.spent:
-            out.append(f"{indent}m.power -= {self.spent}; m.spent += {self.spent}")
-        out.append(f"{indent}m.cmp = c")
+        out.append(f"{indent}used = S + {self.spent}")
+        out.append(f"{indent}m.power -= used; m.spent += used; m.cmp = c")
+        out.append(f"{indent}return ({pc}, D + {executed})")
         return out
 
     def value(self, arg: Arg) -> str:
@@ -71,53 +75,76 @@ class _BlockWriter:
         if kind is ArgKind.NUMBER:
             return str(arg.value)
         if kind is ArgKind.POWER:
-            return f"(P0 - {self.spent})"
+            return f"(P0 - S - {self.spent})"
         if kind is ArgKind.GOAL:
             return "(g * 2)" if arg.value == 0 else \
                 f"((g if p == {arg.value} else m.shown[{arg.value}]) * 2)"
         return f"({self.place(arg)} * 2)"
 
     def source(self) -> str:
+        """The block function's source.
+
+        A block whose last statement jumps back to its own start (a tight loop) loops inside
+        the function, checking its step and power budget once per iteration, instead of
+        returning to the driver each time round. `S` and `D` count the power and statements
+        of the iterations already done."""
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
         end = len(self.stmts)
+        last = self.stmts[self.stop - 1]
+        loops = last.op.jump_if is not None and last.args[0].value == self.start
+        body = self.body
         for i in range(self.start, self.stop):
             stmt = self.stmts[i]
             op = stmt.op
+            done = i + 1 - self.start
             if op.is_machine_op:
                 dst = self.place(stmt.args[0])
                 if op.mnemonic == "XCHG":
                     src = self.place(stmt.args[1])
-                    self.body.append(f"{dst}, {src} = {src}, {dst}")
+                    body.append(f"{dst}, {src} = {src}, {dst}")
                 else:
                     src = self.place(stmt.args[1]) if len(stmt.args) > 1 else "0"
                     words = {"d": dst, "s": src, "M": str(mask), "W1": str(w1)}
                     expr = _WORDS.sub(functools.partial(_substitute, words), op.effect or "")
-                    self.body.append(f"{dst} = {expr}")
+                    body.append(f"{dst} = {expr}")
                 self.spent += isa.cost_of(op, self.mode, self.hacker)
                 self.regs.add(0)
-                self.body.append("if r0 == T:")
-                self.body.extend(self.flush("    "))
-                self.body.append(f"    return {~(i + 1)}")
+                body.append("if r0 == T:")
+                body.extend(self.flush("    ", ~(i + 1), done))
             elif op.mnemonic == "CMP":
                 x, y = (self.value(a) for a in stmt.args)
-                self.body.append(f"x = {x}; y = {y}; c = (x > y) - (x < y)")
+                body.append(f"x = {x}; y = {y}; c = (x > y) - (x < y)")
             elif op.jump_if is not None:
-                self.body.extend(self.flush(""))
                 target = stmt.args[0].value
-                if op.mnemonic == "JMP":
-                    self.body.append(f"return {target}")
+                taken = "True" if op.mnemonic == "JMP" else f"c is not None and {op.jump_if}"
+                if loops:
+                    body.append(f"S += {self.spent}; D += {done}")
+                    if op.mnemonic != "JMP":
+                        body.append(f"if not ({taken}):")
+                        body.extend(self._leave("    ", i + 1))
+                    body.append(f"if steps + D + {done} > limit or P0 - S < {self.spent}:")
+                    body.extend(self._leave("    ", self.start))
                 else:
-                    self.body.append(f"return {target} if c is not None and "
-                                     f"{op.jump_if} else {i + 1}")
+                    body.append(f"nxt = {target} if {taken} else {i + 1}")
+                    body.extend(self.flush("", "nxt", done))
                 break
             elif op.mnemonic == "END":
-                self.body.extend(self.flush(""))
-                self.body.append(f"return {end}")
+                body.extend(self.flush("", end, done))
                 break
         else:
-            self.body.extend(self.flush(""))
-            self.body.append(f"return {self.stop}")
-        return "\n".join(self.prologue() + ["    " + line for line in self.body])
+            body.extend(self.flush("", self.stop, self.stop - self.start))
+        indent = "        " if loops else "    "
+        lines = self.prologue() + ["    S = 0; D = 0"]
+        if loops:
+            lines.append("    while True:")
+        return "\n".join(lines + [indent + line for line in body])
+
+    def _leave(self, indent: str, pc: int) -> list[str]:
+        """Leave a looping block between iterations (S and D already count them all)."""
+        out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
+        out.append(f"{indent}m.power -= S; m.spent += S; m.cmp = c")
+        out.append(f"{indent}return ({pc}, D)")
+        return out
 
     def prologue(self) -> list[str]:
         stmts = self.stmts[self.start:self.stop]
@@ -146,8 +173,7 @@ class _BlockWriter:
         for owner in sorted({a.value for a in args if a.kind is ArgKind.GOAL and a.value}):
             lines.append(f"    if (g is None) if p == {owner} else ({owner} not in m.shown): "
                          "return None")
-        if any(a.kind is ArgKind.POWER for a in args):
-            lines.append("    P0 = m.power")
+        lines.append("    P0 = m.power")
         lines.extend(f"    r{r} = R[{r}]" for r in sorted(self.regs))
         return lines
 
@@ -173,7 +199,6 @@ class CompiledTurn:
             leaders.update(range(start + MAX_BLOCK, stop, MAX_BLOCK))
         self.leaders = frozenset(leaders)
         self.blocks: dict[int, Block | None] = {}
-        self.lengths: dict[int, int] = {}
         self.visits: dict[int, int] = {}
 
     def compile(self, start: int) -> Block | None:
@@ -189,7 +214,6 @@ class CompiledTurn:
             namespace: dict[str, object] = {}
             exec(writer.source(), namespace)  # noqa: S102 - generated from a checked program
             block = namespace["block"]  # type: ignore[assignment]
-            self.lengths[start] = stop - start
         self.blocks[start] = block
         return block
 
@@ -206,8 +230,7 @@ def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcom
     if hooks.trace is not None:
         return interpret_turn(m, turn, hooks, max_steps)
     compiled = compile_turn(turn, m.bits, m.mode, m.hackers.get(m.player))
-    blocks, lengths, leaders, visits = (compiled.blocks, compiled.lengths, compiled.leaders,
-                                        compiled.visits)
+    blocks, leaders, visits = compiled.blocks, compiled.leaders, compiled.visits
     end = len(turn.stmts)
     pc = steps = 0
     while pc < end:
@@ -219,13 +242,11 @@ def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcom
         if block is not None:
             result = block(m, steps, max_steps)
             if result is not None:
-                if result >= 0:
-                    steps += lengths[pc]
-                    pc = result
+                pc, done = result
+                steps += done
+                if pc >= 0:
                     continue
-                resume = ~result
-                steps += resume - pc
-                pc = resume
+                pc = ~pc
                 if not hooks.solved():
                     return TurnOutcome(steps, stopped=True)
                 continue
