@@ -3,9 +3,8 @@
 `run()` returns (figure, value, baseline name, baseline value, unit) rows:
 
 * complete two-player competitive games per second between two example bots (builder and
-  hoarder from examples/bots/, or small inline bots when those files are missing), on the
-  fast path (no log); the baseline is the same games with a full `--log` (every statement
-  traced on the reference interpreter and serialised);
+  hoarder from examples/bots/), on the fast path (no log); the baseline is the same games
+  with a full `--log` (every statement traced on the reference interpreter and serialised);
 * the share of that time spent outside executing bot statements (dealing, solving, drawing,
   turn bookkeeping), against the issue's target of under half.
 
@@ -23,48 +22,11 @@ ROOT = Path(__file__).resolve().parent.parent
 BOTS = ("builder", "hoarder")
 SEEDS = range(200)
 
-INLINE = {
-    "counter": """
-loop: CMP A, GOAL
-      JE done
-      CMP POWER, 2
-      JL done
-      CMP A, GOAL
-      JG down
-      INC A
-      JMP loop
-down: DEC A
-      JMP loop
-done: END
-""",
-    "mixer": """
-      MOV RAM, A
-      ROL A
-      CMP A, GOAL
-      JE done
-      NOT A
-      CMP A, GOAL
-      JE done
-      XOR A, B
-      CMP POWER, 1
-      JL done
-      MOV B, RAM
-      INC A
-done: END
-""",
-}
-
-
 def _bots() -> tuple[list[str], list[Any]]:
     from moonasm.game.bots import bot
 
     files = [ROOT / "examples" / "bots" / f"{name}.masm" for name in BOTS]
-    if all(f.exists() for f in files):
-        try:
-            return list(BOTS), [bot(f.read_text()) for f in files]
-        except ValueError:
-            pass
-    return list(INLINE), [bot(src) for src in INLINE.values()]
+    return list(BOTS), [bot(f.read_text(encoding="utf-8")) for f in files]
 
 
 def _games(programs: list[Any], names: list[str], log: bool) -> float:

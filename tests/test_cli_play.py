@@ -7,22 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from sample_bots import COUNTER_SRC as COUNTER
 
 from moonasm.cli.main import main
-
-COUNTER = """.name "counter"
-loop: CMP A, GOAL
-      JE done
-      CMP POWER, 2
-      JL done
-      CMP A, GOAL
-      JG down
-      INC A
-      JMP loop
-down: DEC A
-      JMP loop
-done: END
-"""
 
 
 @pytest.fixture

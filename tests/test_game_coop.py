@@ -5,25 +5,13 @@ draw order so every expectation is exact."""
 from __future__ import annotations
 
 import pytest
+from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameOptions, PendingGoal
 from moonasm.game.bots import bot
 
 IDLE = bot("END")
-# Walks A to the goal with INC/DEC while power lasts.
-COUNTER = bot("""
-loop: CMP A, GOAL
-      JE done
-      CMP POWER, 2
-      JL done
-      CMP A, GOAL
-      JG down
-      INC A
-      JMP loop
-down: DEC A
-      JMP loop
-done: END
-""")
+COUNTER = bot(COUNTER_SRC)
 
 FILLER = [11, 12, 13, 14, 15]  # goal cards nobody reaches
 

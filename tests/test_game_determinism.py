@@ -13,39 +13,12 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sample_bots import COUNTER_SRC, MIXER_SRC
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
 from moonasm.game.log import LogWriter, header
 
-COUNTER_SRC = """.name "counter"
-loop: CMP A, GOAL
-      JE done
-      CMP POWER, 2
-      JL done
-      CMP A, GOAL
-      JG down
-      INC A
-      JMP loop
-down: DEC A
-      JMP loop
-done: END
-"""
-MIXER_SRC = """.name "mixer"
-      MOV RAM, A
-      ROL A
-      CMP A, GOAL
-      JE done
-      NOT A
-      CMP A, GOAL
-      JE done
-      XOR A, B
-      CMP POWER, 1
-      JL done
-      MOV B, RAM
-      INC A
-done: END
-"""
 HACKY_SRC = """.name "hacky"
       HACK 1
       SHL B

@@ -4,24 +4,13 @@ own turn only, HACK, the end of the deck, the round cap, scoring and shared wins
 from __future__ import annotations
 
 import pytest
+from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameError, GameOptions
 from moonasm.game.bots import bot
 
 IDLE = bot("END")
-COUNTER = bot("""
-loop: CMP A, GOAL
-      JE done
-      CMP POWER, 2
-      JL done
-      CMP A, GOAL
-      JG down
-      INC A
-      JMP loop
-down: DEC A
-      JMP loop
-done: END
-""")
+COUNTER = bot(COUNTER_SRC)
 FILLER = [11, 12, 13, 14, 15]
 
 

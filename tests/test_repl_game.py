@@ -9,28 +9,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from sample_bots import COUNTER_SRC as COUNTER
 
 from moonasm.game.bots import bot
 from moonasm.game.engine import GameOptions
 from moonasm.repl import render
 from moonasm.repl.game import GameSession, Seat
 
-COUNTER = """
-step:
-    CMP A, GOAL
-    JE done
-    CMP POWER, 2
-    JL done
-    CMP A, GOAL
-    JG down
-    INC A
-    JMP step
-down:
-    DEC A
-    JMP step
-done:
-    END
-"""
 ROOT = Path(__file__).resolve().parent.parent
 
 
