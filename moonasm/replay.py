@@ -675,12 +675,10 @@ class Replay:
                                            DIM)]
 
 
-def bot_sources(log: GameLog, base: Path | None = None) -> dict[int, list[str]]:
-    """Each seat's bot source, when its file can be found (as written in the header, or
-    beside the log) and still has the hash the header records."""
-    from moonasm.lang.parse import decode
-
-    out: dict[int, list[str]] = {}
+def bot_files(log: GameLog, base: Path | None = None) -> dict[int, bytes]:
+    """Each seat's bot file, when it can be found (as written in the header, or beside the
+    log) and still has the hash the header records."""
+    out: dict[int, bytes] = {}
     for p in log.players:
         candidates = [Path(p["file"])]
         if base is not None and not Path(p["file"]).is_absolute():
@@ -692,6 +690,13 @@ def bot_sources(log: GameLog, base: Path | None = None) -> dict[int, list[str]]:
             except OSError:
                 continue
             if hashlib.sha256(data).hexdigest() == p["sha256"]:
-                out[p["seat"]] = decode(data).splitlines()
+                out[p["seat"]] = data
                 break
     return out
+
+
+def bot_sources(log: GameLog, base: Path | None = None) -> dict[int, list[str]]:
+    """Each seat's bot source lines, where `bot_files` finds the file."""
+    from moonasm.lang.parse import decode
+
+    return {seat: decode(data).splitlines() for seat, data in bot_files(log, base).items()}

@@ -455,3 +455,54 @@ def test_real_log_cut_short_replays_its_prefix(tmp_path: Path,
     cut.write_bytes(b"".join(lines[:len(lines) // 2]) + lines[len(lines) // 2][:10])
     code, out, err = replay(capsys, str(cut))
     assert code == 3 and f":{len(lines) // 2 + 1}: error: the line is cut off" in err
+
+
+# -- --verify: the game played again from the header is the log, byte for byte ------------
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _logged_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+    for name in ("builder", "hoarder"):
+        (tmp_path / f"{name}.masm").write_bytes(
+            (ROOT / "examples" / "bots" / f"{name}.masm").read_bytes())
+    log = tmp_path / "game.jsonl"
+    assert main(["play", str(tmp_path / "builder.masm"), str(tmp_path / "hoarder.masm"),
+                 "--mode", "versus", "--events", "--seed", "4", "--log", str(log)]) == 0
+    capsys.readouterr()
+    return log
+
+
+def test_verify_plays_the_same_game_again(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    log = _logged_game(tmp_path, capsys)
+    code, out, err = replay(capsys, str(log), "--verify")
+    lines = len(log.read_bytes().splitlines())
+    assert (code, err) == (0, "")
+    assert out == f"{log}: verified: the same bots and seed play this game byte for byte " \
+                  f"({lines} lines)\n"
+
+
+def test_verify_names_the_first_line_that_differs(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    log = _logged_game(tmp_path, capsys)
+    lines = log.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if '"event":"step"' in line)
+    event = json.loads(lines[at])
+    event["registers"][3] ^= 1  # a forged register value, still a well-formed log
+    lines[at] = json.dumps(event, separators=(",", ":"))
+    log.write_text("\n".join(lines) + "\n")
+    code, out, err = replay(capsys, str(log), "--verify")
+    assert (code, out) == (1, "")
+    assert err == f"{log}:{at + 1}: error: the game played again differs from the log from " \
+                  "this line on\n"
+
+
+def test_verify_needs_the_very_bots_of_the_log(tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    log = _logged_game(tmp_path, capsys)
+    with (tmp_path / "hoarder.masm").open("a") as f:
+        f.write("# changed after the game\n")
+    code, out, err = replay(capsys, str(log), "--verify")
+    assert code == 2 and out == ""
+    assert "no file with the recorded sha256" in err and "hoarder.masm" in err

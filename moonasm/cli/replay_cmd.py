@@ -3,17 +3,26 @@ each player's RAM, power and goals, the cooperative queue and its slots, cards d
 events did, every operation with its cost, faults with their line, column and statement,
 goals solved, and the result.
 
+With --verify, the game is played again from the log's header (its seed, its options and
+the bots it names, found by their recorded hash) and compared with the log byte for byte:
+a contest organiser's audit that a logged game is the game those bots play.
+
 Exit status: 0 shown (also a log cut short after a complete line: the readable part is shown
-and a warning says so), 2 usage error or unreadable file, 3 a malformed log (the message
-names the line).
+and a warning says so) or verified, 1 --verify found a difference, 2 usage error, unreadable
+file or a bot file not found, 3 a malformed log (the message names the line).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from moonasm.cli.common import fail_usage, parse_positive, use_color
+
+if TYPE_CHECKING:
+    from moonasm.replay import GameLog
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -28,6 +37,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                        help="show thinking statements (CMP, jumps) too, not only operations")
     p.add_argument("--ascii", action="store_true",
                    help="show bits as 1 and 0 instead of lamps (● ○)")
+    p.add_argument("--verify", action="store_true",
+                   help="play the game again with the same bots and seed, and check that it "
+                        "gives this log byte for byte")
 
 
 def _lamps_ok(stream: object) -> bool:
@@ -40,8 +52,6 @@ def _lamps_ok(stream: object) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from moonasm.replay import LogError, Options, Replay, bot_sources, read_log
 
     if args.turn is not None and args.round is not None:
@@ -72,6 +82,8 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"--round {args.round}: the log has round"
                               f"{'s 1-' if last != 1 else ' '}{last}" if last else
                               f"--round {args.round}: the log has no rounds")
+    if args.verify:
+        return _verify(args.file, data, log, path.parent)
     unicode = _lamps_ok(sys.stdout)
     options = Options(
         color=use_color(sys.stdout),
@@ -88,3 +100,29 @@ def main(args: argparse.Namespace) -> int:
         print(f"moonasm: warning: '{args.file}' ends early (after line {log.last_line}, "
               "before the game's result); the readable part was shown", file=sys.stderr)
     return 0
+
+
+def _verify(name: str, data: bytes, log: GameLog, base: Path) -> int:
+    from moonasm.game.log import play_again
+    from moonasm.replay import bot_files
+
+    if not log.complete:
+        print(f"moonasm: error: '{name}' ends early; only a whole game can be verified",
+              file=sys.stderr)
+        return 1
+    files = bot_files(log, base)
+    missing = [p["file"] for p in log.players if p["seat"] not in files]
+    if missing:
+        return fail_usage("cannot verify: no file with the recorded sha256 for "
+                          + ", ".join(f"'{m}'" for m in missing))
+    again = play_again(log.header, [files[p["seat"]] for p in log.players]).encode()
+    if again == data:
+        print(f"{name}: verified: the same bots and seed play this game byte for byte "
+              f"({len(data.splitlines())} lines)")
+        return 0
+    logged, played = data.splitlines(), again.splitlines()
+    number = next((n for n, (a, b) in enumerate(zip(logged, played, strict=False), 1)
+                   if a != b), min(len(logged), len(played)) + 1)
+    print(f"{name}:{number}: error: the game played again differs from the log from this "
+          "line on", file=sys.stderr)
+    return 1

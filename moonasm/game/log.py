@@ -46,6 +46,40 @@ class LogWriter:
         self.stream.flush()
 
 
+def options_from_header(head: dict[str, Any]) -> GameOptions:
+    """The game options a log's header records (to play the same game again)."""
+    from moonasm.game.engine import GameOptions
+
+    config = head["config"]
+    return GameOptions(
+        mode=config["mode"], bits=config["bits"], levels=tuple(config["levels"]),
+        hackers={int(seat): kind for seat, kind in config["hackers"].items()},
+        events=config["events"], extras=config["extras"], seed=head["seed"],
+        max_rounds=config["max_rounds"], max_steps=config["max_steps"])
+
+
+def play_again(head: dict[str, Any], sources: list[bytes]) -> str:
+    """Play the game a header describes with the given bot sources (in seat order) and
+    return its whole log: the same bytes as the original when nothing has changed."""
+    import io
+
+    from moonasm.game.bots import Bot, load_bot
+    from moonasm.game.engine import Game
+
+    options = options_from_header(head)
+    bots = []
+    for player, data in zip(head["players"], sources, strict=True):
+        loaded = load_bot(player["file"], data, options.bits)
+        if not isinstance(loaded, Bot):
+            raise ValueError(f"{player['file']} is no longer a valid bot")
+        bots.append(loaded)
+    out = io.StringIO()
+    writer = LogWriter(out, header(options, head["players"]))
+    Game(options, [p["name"] for p in head["players"]], writer.write).play(
+        [b.program for b in bots])
+    return out.getvalue()
+
+
 def read(stream: IO[str]) -> Iterator[dict[str, Any]]:
     """The objects of a log, header first (no validation beyond JSON)."""
     for line in stream:
