@@ -42,7 +42,9 @@ def test_cooperative_game_to_the_end() -> None:
             transcript.append(g.feed(":end").text)
     assert g.game.finished
     text = "".join(transcript)
-    assert "counter │ INC A" in text or "counter │ CMP" in text  # the bot's statements shown
+    assert "counter │ INC A" in text  # the bot's operations are shown as they run...
+    assert "counter │ CMP" not in text and "counter │ J" not in text  # ...its thinking is not,
+    assert "thinking steps (CMP, jumps) not shown" in text  # only counted
     assert "game over" in text
     assert "solved" in text
     assert not g.finished  # a human is at the table: the REPL stays until :quit

@@ -29,7 +29,7 @@ from moonasm.repl import render as rd
 from moonasm.repl.render import Fragments, Glyphs
 from moonasm.repl.session import MAX_INPUT, Problem, Reply, SandboxConfig, Session, offset
 
-SHOWN_STEPS = 60  # a bot's statements shown per turn; the rest are counted
+SHOWN_STEPS = 60  # a bot's operations shown per turn; the rest, and its thinking, counted
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class GameSession(Session):
         self.after_pause: Fragments = []
         self.pauses: list[str] = []
         self.last_human: int | None = None
-        self.bot_steps = 0
+        self.bot_steps = self.bot_thinking = 0
         self.turn_start: object | None = None
         self.done: list[Stmt] = []  # operations (and HACKs) run this turn, for :undo
         self.log = []
@@ -215,15 +215,21 @@ class GameSession(Session):
                  f"errors: {errors}\n")]
 
     def _ev_end_turn(self, e: dict[str, Any]) -> Fragments:
-        hidden = self.bot_steps - SHOWN_STEPS
-        self.bot_steps = 0
-        if hidden > 0:
-            return [("class:bot", f"  {'':>10} │ … and {hidden} more statements\n")]
+        hidden = max(0, self.bot_steps - SHOWN_STEPS)
+        thinking = self.bot_thinking
+        self.bot_steps = self.bot_thinking = 0
+        notes = []
+        if hidden:
+            notes.append(f"{hidden} more operation{'s' if hidden > 1 else ''}")
+        if thinking:
+            notes.append(f"{thinking} thinking step{'s' if thinking > 1 else ''} (CMP, jumps)")
+        if notes:
+            return [("class:bot", f"  {'':>10} │ … and {' and '.join(notes)} not shown\n")]
         return []
 
     def _ev_turn(self, e: dict[str, Any]) -> Fragments:
         seat = e["seat"]
-        self.bot_steps = 0
+        self.bot_steps = self.bot_thinking = 0
         if self.seats[seat - 1].human:
             return []
         return [("class:rule", f"── round {e['round']} · {self.seat_name(seat)} plays "
@@ -236,6 +242,10 @@ class GameSession(Session):
     def _ev_step(self, e: dict[str, Any]) -> Fragments:
         seat = e["seat"]
         if self.seats[seat - 1].human:
+            return []
+        op = isa.OPERATIONS.get(e["statement"].split()[0])
+        if op is not None and not op.is_machine_op:  # thinking: free, counted, not shown
+            self.bot_thinking += 1
             return []
         self.bot_steps += 1
         if self.bot_steps > SHOWN_STEPS:
