@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from moonasm.cli.main import main
-from moonasm.replay import LogError, Options, Replay, read_log
+from moonasm.game.log import LogError, read_log
+from moonasm.replay import Options, Replay
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -241,7 +242,7 @@ def test_one_turn_or_one_round(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_colour_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from moonasm.replay import load
+    from moonasm.game.log import load
 
     log = load(write(tmp_path, jsonl([HEADER, *COOP])))
     coloured = "\n".join(Replay(log, Options(color=True)).lines())

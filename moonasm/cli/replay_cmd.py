@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from moonasm.cli.common import fail_usage, parse_positive, use_color
 
 if TYPE_CHECKING:
-    from moonasm.replay import GameLog
+    from moonasm.game.log import GameLog
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,7 +52,8 @@ def _lamps_ok(stream: object) -> bool:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.replay import LogError, Options, Replay, bot_sources, read_log
+    from moonasm.game.log import LogError, bot_sources, read_log
+    from moonasm.replay import Options, Replay
 
     if args.turn is not None and args.round is not None:
         return fail_usage("give --turn or --round, not both")
@@ -103,8 +104,7 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _verify(name: str, data: bytes, log: GameLog, base: Path) -> int:
-    from moonasm.game.log import play_again
-    from moonasm.replay import bot_files
+    from moonasm.game.log import bot_files, play_again
 
     if not log.complete:
         print(f"moonasm: error: '{name}' ends early; only a whole game can be verified",
