@@ -112,6 +112,20 @@ class Program:
         return sum(len(t.stmts) for t in self.turns)
 
 
+# Register and RAM words as machine operations take them: word -> (kind, value, text).
+_PLACES: dict[str, tuple[ArgKind, int, str]] = {
+    **{r: (ArgKind.REG, i, r) for i, r in enumerate(isa.REGISTERS)},
+    **{w: (ArgKind.RAM, int(w[3:]) if len(w) > 3 else 0, w) for w in isa.RAM_WORDS},
+}
+# For each operation on registers and RAM (and END, which takes nothing), the operand kinds
+# it accepts, from the table's forms.
+_SLOT_KINDS = {Slot.REG: ArgKind.REG, Slot.RAM: ArgKind.RAM}
+_ALLOWED: dict[str, frozenset[tuple[ArgKind, ...]]] = {
+    op.mnemonic: frozenset(tuple(_SLOT_KINDS[s] for s in form) for form in op.forms)
+    for op in isa.TABLE if all(s in _SLOT_KINDS for form in op.forms for s in form)
+}
+
+
 class UsageError(Exception):
     """A command-line value the program cannot accept (exit status 2)."""
 
@@ -265,6 +279,17 @@ class _Checker:
                 return None
             self.hack_uses.append((value // 2, operand.span))
             return (Arg(ArgKind.PLAYER, value // 2, operand.span, operand.text),)
+        # The common case first: every operand a register or RAM word (one dict lookup each).
+        resolved_list = []
+        for o in node.operands:
+            place = _PLACES.get(o.text.upper()) if o.kind == "word" else None
+            if place is None:
+                break
+            resolved_list.append(Arg(place[0], place[1], o.span, place[2]))
+        else:
+            resolved = tuple(resolved_list)
+            if tuple(a.kind for a in resolved) in _ALLOWED[op.mnemonic]:
+                return resolved
         args = [self.machine_operand(op, o) for o in node.operands]
         if any(a is None for a in args):
             return None
