@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from typing import IO
 
 from moonasm.diagnostics import Diagnostic
@@ -79,14 +80,23 @@ def parse_value(text: str) -> int:
     return halves // 2
 
 
-def parse_bits(text: str) -> int:
-    try:
-        bits = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
-    if not 1 <= bits <= 16:
-        raise argparse.ArgumentTypeError(f"width must be 1-16, not {bits}")
-    return bits
+def width_parser(low: int, high: int = 16, what: str = "width") -> Callable[[str], int]:
+    """An argparse `type=` for a register width from `low` to `high` bits."""
+
+    def parse(text: str) -> int:
+        try:
+            bits = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
+        if not low <= bits <= high:
+            raise argparse.ArgumentTypeError(f"{what} must be {low}-{high} bits, not {bits}")
+        return bits
+
+    return parse
+
+
+# Scripts and the REPL's sandbox take any width from 1 to 16 bits (spec §1).
+parse_bits = width_parser(1)
 
 
 def parse_positive(text: str) -> int:

@@ -22,19 +22,12 @@ from moonasm.cli.common import (
     parse_positive,
     print_diagnostics,
     print_json,
+    width_parser,
 )
+from moonasm.game import tables
 
-LEVELS = ("novice", "medium", "hacker")
-
-
-def _bits(text: str) -> int:
-    try:
-        bits = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
-    if not 4 <= bits <= 16:
-        raise argparse.ArgumentTypeError(f"games use 4-16 bits, not {bits}")
-    return bits
+# Games are played on 4 bits and wider (a goal is one or two 4-bit cards).
+_bits = width_parser(4, what="a game's width")
 
 
 def _seed(text: str) -> int:
@@ -91,12 +84,12 @@ def _levels(values: list[str], players: int) -> tuple[str, ...]:
     for text in values:
         if "=" in text:
             seat, level = _seat_value("--level", text, players)
-            if level not in LEVELS:
+            if level not in tables.LEVELS:
                 raise UsageError(f"--level {text}: a level is novice, medium or hacker")
             per_seat[seat] = level
         else:
             level = text.strip().lower()
-            if level not in LEVELS:
+            if level not in tables.LEVELS:
                 raise UsageError(f"--level {text}: a level is novice, medium or hacker")
             everyone = level
     if not per_seat:
