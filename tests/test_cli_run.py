@@ -134,7 +134,7 @@ def test_max_steps(run_src) -> None:
     out = run_src(source, "--max-steps", "29", "--json")
     assert out.status == 4
     assert out.json["steps"] == 29
-    assert out.json["error"] == {"kind": "overload", "message": "overloaded: more than 29 "
+    assert out.json["error"] == {"kind": "overload", "message": "more than 29 "
                                  "steps this turn (the 1969 alarm)", "line": 3, "column": 1}
 
 

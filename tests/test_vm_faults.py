@@ -39,7 +39,7 @@ FAULTS = [
                                          "repaired", 1),
     (".disable D\nOR A, D", "disabled", "register D is disabled by an ERROR card until "
                                         "repaired", 1),
-    ("x: JMP x", "overload", "overloaded: more than 10 steps this turn (the 1969 alarm)", 4),
+    ("x: JMP x", "overload", "more than 10 steps this turn (the 1969 alarm)", 4),
 ]
 
 

@@ -130,7 +130,7 @@ def execute(m: Machine, stmt: Stmt, pc: int, end: int, hooks: Hooks) -> tuple[in
 
 
 def overload(stmt: Stmt, limit: int) -> OverloadFault:
-    return OverloadFault(f"overloaded: more than {limit} steps this turn (the 1969 alarm)",
+    return OverloadFault(f"more than {limit} steps this turn (the 1969 alarm)",
                          stmt)
 
 
