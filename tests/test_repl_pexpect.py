@@ -60,8 +60,6 @@ def test_ctrl_d_leaves_with_status_zero(tmp_path: Path) -> None:
 
 def test_terminal_versus_game_passes_the_keyboard(tmp_path: Path) -> None:
     bot = Path(__file__).resolve().parent.parent / "examples" / "bots" / "counter.masm"
-    if not bot.exists():
-        pytest.skip("no example bot yet")
     child = _spawn(tmp_path, "human", "human", str(bot), "--mode", "versus", "--seed", "5")
     try:
         child.expect("Pass the keyboard to player 1")
