@@ -20,20 +20,24 @@ def fail_usage(message: str) -> int:
     return 2
 
 
-def read_program(path: str) -> str:
-    """A program file's text; any bytes at all are accepted (bad ones become diagnostics)."""
-    from moonasm.lang.parse import decode
-
+def read_file(path: str) -> bytes:
+    """A file's bytes; a file that cannot be read is a usage error (exit status 2)."""
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return f.read()
     except FileNotFoundError:
         raise UsageError(f"cannot read '{path}': no such file") from None
     except IsADirectoryError:
         raise UsageError(f"cannot read '{path}': it is a directory") from None
     except OSError as e:
         raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
-    return decode(data)
+
+
+def read_program(path: str) -> str:
+    """A program file's text; any bytes at all are accepted (bad ones become diagnostics)."""
+    from moonasm.lang.parse import decode
+
+    return decode(read_file(path))
 
 
 def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[Diagnostic],

@@ -22,6 +22,7 @@ from moonasm.cli.common import (
     parse_positive,
     print_diagnostics,
     print_json,
+    read_file,
     width_parser,
 )
 from moonasm.game import tables
@@ -113,7 +114,6 @@ def _hackers(values: list[str], players: int) -> dict[int, str]:
 
 def main(args: argparse.Namespace) -> int:
     import dataclasses
-    from pathlib import Path
 
     from moonasm.game.bots import Bot, load_bot
     from moonasm.game.engine import Game, GameOptions
@@ -126,16 +126,7 @@ def main(args: argparse.Namespace) -> int:
             mode=args.mode, bits=args.bits, levels=_levels(args.level, players),
             hackers=_hackers(args.hacker, players), events=args.events, extras=args.extras,
             seed=0, max_rounds=args.max_rounds)
-        datas = []
-        for file in args.seats:
-            try:
-                datas.append(Path(file).read_bytes())
-            except FileNotFoundError:
-                raise UsageError(f"cannot read '{file}': no such file") from None
-            except IsADirectoryError:
-                raise UsageError(f"cannot read '{file}': it is a directory") from None
-            except OSError as e:
-                raise UsageError(f"cannot read '{file}': {e.strerror or e}") from None
+        datas = [read_file(file) for file in args.seats]
     except UsageError as e:
         return fail_usage(str(e))
 

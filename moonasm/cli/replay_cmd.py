@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from moonasm.cli.common import fail_usage, parse_positive, use_color
+from moonasm.cli.common import UsageError, fail_usage, parse_positive, read_file, use_color
 
 if TYPE_CHECKING:
     from moonasm.game.log import GameLog
@@ -59,13 +59,9 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage("give --turn or --round, not both")
     path = Path(args.file)
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        return fail_usage(f"cannot read '{args.file}': no such file")
-    except IsADirectoryError:
-        return fail_usage(f"cannot read '{args.file}': it is a directory")
-    except OSError as e:
-        return fail_usage(f"cannot read '{args.file}': {e.strerror or e}")
+        data = read_file(args.file)
+    except UsageError as e:
+        return fail_usage(str(e))
     try:
         log = read_log(data)
     except LogError as e:
