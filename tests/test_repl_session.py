@@ -160,6 +160,17 @@ def test_help(s: Session) -> None:
     assert not r.ok and "did you mean" in r.text
 
 
+def test_help_topics_win_over_directives_without_their_dot(s: Session) -> None:
+    power = s.feed(":help power").text
+    assert power.startswith("Power\n")  # the topic, not the .power directive
+    # every operation's cost, grouped from the instruction table
+    assert "2              INC DEC ADD SUB\n" in power
+    assert "1              NOT ROL ROR MOV XCHG SHL SHR\n" in power
+    assert "  ½              OR AND XOR NOR NAND XNOR\n" in power
+    assert "In competitive games (.mode versus) MOV/XCHG cost ½.\n" in power
+    assert s.feed(":help .power").text.startswith(".power P")
+
+
 def test_unknown_command_did_you_mean(s: Session) -> None:
     r = s.feed(":udno")
     assert not r.ok and "did you mean ':undo'" in r.text

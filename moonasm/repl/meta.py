@@ -163,6 +163,8 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     op = isa.OPERATIONS.get(key.upper())
     if op is not None:
         return help_operation(op, glyphs)
+    if low in TOPICS:  # a listed topic wins over a directive without its dot (power, .power)
+        return _TOPIC_TEXT[low](glyphs)
     directive = isa.DIRECTIVES.get(low) or isa.DIRECTIVES.get("." + low)
     if directive is not None:
         return help_directive(directive)
@@ -170,8 +172,6 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     if command is not None:
         c = COMMANDS[command]
         return _title(f"{c.name} {c.args}".strip() + f" — {c.summary}")
-    if low in TOPICS:
-        return _TOPIC_TEXT[low](glyphs)
     words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES)
     match = difflib.get_close_matches(low, [w.lower() for w in words], n=1, cutoff=0.5)
     hint = f" (did you mean '{match[0]}'?)" if match else ""
@@ -189,12 +189,23 @@ def _lamps(glyphs: Glyphs) -> Fragments:
 
 
 def _power(glyphs: Glyphs) -> Fragments:
-    return _title("Power") + [("", (
+    by_cost: dict[int, list[str]] = {}
+    for op in isa.TABLE:  # the costs come from the instruction table, never from here
+        if op.is_machine_op:
+            by_cost.setdefault(op.family.halves("coop"), []).append(op.mnemonic)
+    versus = [op.mnemonic for op in isa.TABLE
+              if op.is_machine_op and op.family.halves("versus") != op.family.halves("coop")]
+    out = _title("Power") + [("", (
         "Every operation costs power; each turn gives the same amount (.power P; the sandbox\n"
-        "starts unlimited). Costs are in halves: OR/AND/XOR cost ½, NOT/ROL/ROR/MOV 1,\n"
-        "INC/DEC 2. An operation you cannot pay is refused and changes nothing (a power\n"
-        "fault). :end ends the turn and refills the power; :undo takes a statement back\n"
-        "and refunds what it cost.\n"))]
+        "starts unlimited). The costs:\n"))]
+    for cost, names in sorted(by_cost.items()):
+        out += _row(halves(cost, glyphs), " ".join(names))
+    return out + [("", (
+        f"In competitive games (.mode versus) {'/'.join(versus)} cost "
+        f"{halves(isa.Family.COPY.halves('versus'), glyphs)}.\n"
+        "An operation you cannot pay is refused and changes nothing (a power fault). :end\n"
+        "ends the turn and refills the power; :undo takes a statement back and refunds what\n"
+        "it cost.\n"))]
 
 
 def _hackers(glyphs: Glyphs) -> Fragments:
@@ -234,7 +245,7 @@ def _game(glyphs: Glyphs) -> Fragments:
     return _title("Games") + [("", (
         "moonasm repl SEAT... --mode coop|versus starts a game: each SEAT is 'human' or a\n"
         "bot file. Humans type their turns here (:end ends one); bots play theirs and their\n"
-        "statements are shown as they run. The toolbar shows the player, power, goals,\n"
+        "operations are shown as they run. The toolbar shows the player, power, goals,\n"
         "round, cards left and active ERROR cards. In versus games your goal is secret:\n"
         "pass the keyboard when asked.\n"))]
 
