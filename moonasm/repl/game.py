@@ -342,8 +342,7 @@ class GameSession(Session):
         out: Fragments = []
 
         def row(label: str, value: str) -> None:
-            out.append(("class:label", f"{label:>10}  "))
-            out.append(("", value + "\n"))
+            out.extend(rd.field(label, value))
 
         row("game", f"{'competitive' if self.versus else 'cooperative'}, round {game.round}, "
             f"{game.deck_left} cards left ({game.deck_goals_left} goal cards)")

@@ -141,6 +141,11 @@ def diagnostics(diags: Sequence[Diagnostic], lines: list[str] | None,
     return out
 
 
+def field(label: str, value: str) -> Fragments:
+    """One `label  value` line of a :state description, the labels right-aligned."""
+    return [("class:label", f"{label:>10}  "), ("", value + "\n")]
+
+
 def bits_text(value: int, width: int) -> str:
     return f"{value:0{width}b}"
 

@@ -536,8 +536,7 @@ class Session:
         out: Fragments = []
 
         def row(label: str, value: str) -> None:
-            out.append(("class:label", f"{label:>10}  "))
-            out.append(("", value + "\n"))
+            out.extend(rd.field(label, value))
 
         row("machine", f"{c.bits} bits, {c.mode} costs, {c.players} player"
             f"{'s' if c.players > 1 else ''}")
