@@ -10,10 +10,6 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-# Kinds of problem, as spec §6 names them in JSON.
-STATIC_KINDS = ("syntax", "semantic")
-FAULT_KINDS = ("power", "protection", "disabled", "overload")
-
 _WINDOW = 80  # characters of a very long source line shown around the caret
 _LONG_WORD = re.compile(r"[^\s'\"]{48,}")  # a quote around a long word stays
 
@@ -99,11 +95,3 @@ def describe_char(ch: str) -> str:
         return f"invalid UTF-8 byte 0x{ord(ch) - 0xDC00:02X}"
     shown = _printable(ch)
     return f"unexpected character '{shown}'"
-
-
-class ProgramError(Exception):
-    """A program that did not pass parsing or checking; carries every diagnostic found."""
-
-    def __init__(self, diagnostics: list[Diagnostic]):
-        super().__init__(diagnostics[0].message if diagnostics else "invalid program")
-        self.diagnostics = diagnostics

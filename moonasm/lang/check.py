@@ -126,10 +126,6 @@ _ALLOWED: dict[str, frozenset[tuple[ArgKind, ...]]] = {
 }
 
 
-class UsageError(Exception):
-    """A command-line value the program cannot accept (exit status 2)."""
-
-
 def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
     """` (did you mean 'X'?)` when a close match exists, else an empty string."""
     import difflib  # only when there is something to suggest

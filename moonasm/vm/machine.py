@@ -118,10 +118,6 @@ class Machine:
         self.regs[:] = regs
         self.ram[:] = ram
 
-    def format_register(self, index: int) -> str:
-        value = self.regs[index]
-        return f"{isa.REGISTERS[index]} {value:0{self.bits}b} ({value})"
-
     def charge(self, op: Operation) -> tuple[int, bool]:
         """What `op` would cost the acting player now, in halves, and whether a free hacker
         use pays for it. Raises PowerFault if it cannot be paid."""
