@@ -209,6 +209,14 @@ MODES: tuple[str, ...] = ("coop", "versus")
 RESERVED: frozenset[str] = frozenset(OPERATIONS) | frozenset(OPERAND_WORDS)
 
 
+def halves_number(halves: float | None) -> int | float | None:
+    """Halves as the number JSON shows (3 -> 1.5, 4 -> 2); None for unlimited power."""
+    if halves is None or halves == float("inf"):
+        return None
+    whole = int(halves)
+    return whole // 2 if whole % 2 == 0 else whole / 2
+
+
 def format_halves(halves: int | float) -> str:
     """`3` -> "1.5", `4` -> "2": a power amount as the rulebook prints it."""
     if halves == float("inf"):

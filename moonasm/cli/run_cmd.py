@@ -64,12 +64,6 @@ def _sets(pairs: list[str]) -> dict[str, int]:
     return sets
 
 
-def _number(halves: float | None) -> float | None:
-    if halves is None or halves == float("inf"):
-        return None
-    return halves // 2 if halves % 2 == 0 else halves / 2
-
-
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import Overrides, check
     from moonasm.lang.parse import parse
@@ -116,7 +110,7 @@ def _json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
         "bits": m.bits,
         "registers": dict(zip(isa.REGISTERS, m.regs, strict=True)),
         "ram": {str(p): m.ram[p] for p in range(1, config.players + 1)},
-        "power": {"spent": _number(m.spent), "left": _number(left)},
+        "power": {"spent": isa.halves_number(m.spent), "left": isa.halves_number(left)},
         "goal": None if config.goal is None else {"value": config.goal, "reached": reached},
         "steps": steps,
         "error": error,

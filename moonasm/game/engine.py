@@ -61,7 +61,7 @@ from moonasm.game.cards import (
 from moonasm.game.cards import cards as make_cards
 from moonasm.vm.compile import run_turn
 from moonasm.vm.interpret import TurnOutcome
-from moonasm.vm.machine import UNLIMITED, Hooks, Machine, ProtectionFault
+from moonasm.vm.machine import Hooks, Machine, ProtectionFault
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program, Stmt, Turn
@@ -72,14 +72,6 @@ Trace = Callable[["Stmt", int, Machine], None]
 MODES = ("coop", "versus")
 EXTRAS = ("off", "tokens", "on")
 MIN_BITS, MAX_BITS = 4, 16
-
-
-def number(halves: float) -> int | float | None:
-    """Halves as the number a person reads (3 -> 1.5, 4 -> 2); None for unlimited."""
-    if halves == UNLIMITED:
-        return None
-    h = int(halves)
-    return h // 2 if h % 2 == 0 else h / 2
 
 
 @dataclass(frozen=True)
@@ -557,7 +549,7 @@ class Game:
         self._turn_steps = 0
         if self.on_event is not None:
             self._emit({"event": "turn", "round": self.round, "seat": seat,
-                        "power": number(m.power), "goal": m.goal,
+                        "power": isa.halves_number(m.power), "goal": m.goal,
                         "registers": list(m.regs), "ram": self._ram()})
         self._solve_all()
         return not self.finished and m.target is not None
@@ -593,8 +585,8 @@ class Game:
         def step(stmt: Stmt, cost: int, m: Machine) -> None:
             if log:
                 self._emit({"event": "step", "seat": m.player, "line": stmt.line,
-                            "statement": stmt.text, "cost": number(cost),
-                            "power": number(m.power), "registers": list(m.regs),
+                            "statement": stmt.text, "cost": isa.halves_number(cost),
+                            "power": isa.halves_number(m.power), "registers": list(m.regs),
                             "ram": self._ram()})
             if trace is not None:
                 trace(stmt, cost, m)
