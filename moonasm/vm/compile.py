@@ -155,7 +155,7 @@ class _BlockWriter:
                  f"    if steps + {len(stmts)} > limit: return None"]
         if self.spent:
             lines.append(f"    if m.power < {self.spent}: return None")
-        lines.append(f"    if m.disabled and not m.disabled.isdisjoint({sorted(names)!r}): "
+        lines.append(f"    if m.disabled and not m.disabled.isdisjoint({tuple(sorted(names))!r}): "
                      "return None")
         if any(s.op.extra for s in stmts):
             lines.append("    if m.extras != 'on': return None")
