@@ -61,11 +61,14 @@ class _BlockWriter:
             return f"r{arg.value}"
         return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
 
-    def flush(self, indent: str, pc: int | str, executed: int) -> list[str]:
+    def flush(self, indent: str, pc: int | str, executed: int,
+              spent: int | None = None) -> list[str]:
         """Leave the block: registers, power and the comparison back into the machine, and
-        return (next statement index, statements executed in this call)."""
+        return (next statement index, statements executed in this call). `executed` and
+        `spent` (default: all spent so far) count this iteration on top of S and D."""
+        spent = self.spent if spent is None else spent
         out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
-        out.append(f"{indent}used = S + {self.spent}")
+        out.append(f"{indent}used = S + {spent}")
         out.append(f"{indent}m.power -= used; m.spent += used; m.cmp = c")
         out.append(f"{indent}return ({pc}, D + {executed})")
         return out
@@ -121,9 +124,9 @@ class _BlockWriter:
                     body.append(f"S += {self.spent}; D += {done}")
                     if op.mnemonic != "JMP":
                         body.append(f"if not ({taken}):")
-                        body.extend(self._leave("    ", i + 1))
+                        body.extend(self.flush("    ", i + 1, 0, 0))  # S and D count it all
                     body.append(f"if steps + D + {done} > limit or P0 - S < {self.spent}:")
-                    body.extend(self._leave("    ", self.start))
+                    body.extend(self.flush("    ", self.start, 0, 0))
                 else:
                     body.append(f"nxt = {target} if {taken} else {i + 1}")
                     body.extend(self.flush("", "nxt", done))
@@ -138,13 +141,6 @@ class _BlockWriter:
         if loops:
             lines.append("    while True:")
         return "\n".join(lines + [indent + line for line in body])
-
-    def _leave(self, indent: str, pc: int) -> list[str]:
-        """Leave a looping block between iterations (S and D already count them all)."""
-        out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
-        out.append(f"{indent}m.power -= S; m.spent += S; m.cmp = c")
-        out.append(f"{indent}return ({pc}, D)")
-        return out
 
     def prologue(self) -> list[str]:
         stmts = self.stmts[self.start:self.stop]
