@@ -7,6 +7,7 @@ import pytest
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot, bot_name, check_bot
+from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 
@@ -24,7 +25,7 @@ def kinds(events, *names):
 ])
 def test_faults_end_the_turn_are_counted_and_logged(program, kind, line, column):
     events: list[dict] = []
-    g = Game(GameOptions(), ["a", "b"], events.append, deck=["1", "2", "3", 9, 10, 11])
+    g = Game(GameOptions(), ["a", "b"], json_sink(events.append), deck=["1", "2", "3", 9, 10, 11])
     g.play_bot_turn(bot(program))
     faults = kinds(events, "fault")
     assert len(faults) == 1
@@ -45,7 +46,8 @@ def test_overload_at_10000_steps_on_the_fast_path():
 
 def test_overload_step_count_is_logged():
     events: list[dict] = []
-    g = Game(GameOptions(max_steps=50), ["a"], events.append, deck=["1", "2", "3", 9, 10])
+    g = Game(GameOptions(max_steps=50), ["a"],
+             json_sink(events.append), deck=["1", "2", "3", 9, 10])
     g.play_bot_turn(bot("loop: CMP A, 1\nJMP loop"))
     assert kinds(events, "end_turn") == [{"event": "end_turn", "seat": 1, "steps": 50}]
     assert "50 steps" in kinds(events, "fault")[0]["message"]
@@ -53,7 +55,8 @@ def test_overload_step_count_is_logged():
 
 def test_bots_run_from_their_top_each_turn():
     events: list[dict] = []
-    g = Game(GameOptions(), ["a", "b"], events.append, deck=["1", "2", "3", 9, 10, 11, 12])
+    g = Game(GameOptions(), ["a", "b"],
+             json_sink(events.append), deck=["1", "2", "3", 9, 10, 11, 12])
     program = bot("MOV RAM, B\nEND\nMOV RAM, C")
     g.play([program, program])
     lines = {e["line"] for e in kinds(events, "step")}

@@ -9,6 +9,7 @@ from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameOptions, PendingGoal
 from moonasm.game.bots import bot
+from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 COUNTER = bot(COUNTER_SRC)
@@ -35,7 +36,7 @@ def play(game, program=IDLE):
 ])
 def test_initial_registers_by_level(level, deck, registers):
     events: list[dict] = []
-    g = Game(coop(level), ["p"], events.append, deck=deck + FILLER)
+    g = Game(coop(level), ["p"], json_sink(events.append), deck=deck + FILLER)
     assert g.machine.regs == registers
     setup = kinds(events, "setup")[0]
     assert setup["registers"] == registers
@@ -46,7 +47,7 @@ def test_initial_registers_by_level(level, deck, registers):
 
 def test_initial_registers_with_seeded_deck_are_the_first_cards():
     events: list[dict] = []
-    g = Game(coop("novice", seed=42), ["a", "b"], events.append)
+    g = Game(coop("novice", seed=42), ["a", "b"], json_sink(events.append))
     first = [d["value"] for d in kinds(events, "draw")[:3]]
     assert g.machine.regs == [0] + first
     assert len(set(first)) == 3  # three different cards
@@ -63,7 +64,7 @@ def test_initial_registers_with_seeded_deck_are_the_first_cards():
 ])
 def test_passive_coop_game_is_lost_in_round(level, deck, rounds):
     events: list[dict] = []
-    g = Game(coop(level), ["p"], events.append, deck=deck)
+    g = Game(coop(level), ["p"], json_sink(events.append), deck=deck)
     result = play(g)
     assert result["result"] == "lost"
     assert result["rounds"] == rounds
@@ -98,7 +99,7 @@ def test_slots_advance_at_the_end_of_each_round():
 
 def test_round_end_event_lists_the_slots():
     events: list[dict] = []
-    g = Game(coop("novice"), ["p"], events.append, deck=["1", "2", "3", 4, 5, 6, 7])
+    g = Game(coop("novice"), ["p"], json_sink(events.append), deck=["1", "2", "3", 4, 5, 6, 7])
     g.play_bot_turn(IDLE)
     end = kinds(events, "round_end")[0]
     assert end == {"event": "round_end", "round": 1,
@@ -109,7 +110,7 @@ def test_round_end_event_lists_the_slots():
 def test_a_bug_blocks_a_slot():
     # the bug is drawn at setup: from then on slot 4 loses, one round earlier
     events: list[dict] = []
-    g = Game(coop("medium"), ["p"], events.append, deck=["1", "2", "BUG", 4, 5, 6, 7, 8])
+    g = Game(coop("medium"), ["p"], json_sink(events.append), deck=["1", "2", "BUG", 4, 5, 6, 7, 8])
     assert g.bugs == 1 and g.loss_slot == 4
     assert kinds(events, "setup")[0]["bugs"] == 1
     assert play(g)["rounds"] == 3
@@ -117,7 +118,7 @@ def test_a_bug_blocks_a_slot():
 
 def test_a_bug_drawn_ends_the_game_on_the_spot():
     events: list[dict] = []
-    g = Game(coop("hacker"), ["p"], events.append, deck=[4, "BUG", 5, "BUG", 6, 7, 8])
+    g = Game(coop("hacker"), ["p"], json_sink(events.append), deck=[4, "BUG", 5, "BUG", 6, 7, 8])
     result = play(g)
     assert (result["result"], result["rounds"]) == ("lost", 2)
     # the second BUG was the last card drawn: no goal card followed it
@@ -135,7 +136,7 @@ def test_without_the_second_bug_the_same_queue_survives_that_round():
 def test_solved_at_the_start_of_a_turn():
     # hacker level: A = 1 from the start, so goal 1 is solved as the turn opens
     events: list[dict] = []
-    g = Game(coop("hacker"), ["p", "q"], events.append, deck=[1, 7, 8, 9, 10])
+    g = Game(coop("hacker"), ["p", "q"], json_sink(events.append), deck=[1, 7, 8, 9, 10])
     assert g.begin_turn() is False  # solved, and no other goal pending: nothing to do
     g.end_turn()
     assert kinds(events, "solved") == [{"event": "solved", "seat": 1, "goal": 1, "score": 1}]
@@ -171,7 +172,7 @@ def test_solving_goes_on_while_a_equals_the_next_goal():
 
 def test_won_when_no_goal_is_left_anywhere():
     events: list[dict] = []
-    g = Game(coop("novice"), ["p"], events.append, deck=["8", "9", "10", 1, "BUG", 2])
+    g = Game(coop("novice"), ["p"], json_sink(events.append), deck=["8", "9", "10", 1, "BUG", 2])
     result = play(g, COUNTER)
     # round 1 solves 1; the BUG and 2 are drawn; round 2 solves 2: no goal card is left
     assert result == {"mode": "coop", "seed": 0, "bits": 4, "rounds": 2, "result": "won",
@@ -217,7 +218,7 @@ def test_the_cap_ends_a_cooperative_game_as_lost():
 
 def test_coop_hack_is_a_fault():
     events: list[dict] = []
-    g = Game(coop("novice"), ["a", "b"], events.append, deck=["1", "2", "3", 9, 10])
+    g = Game(coop("novice"), ["a", "b"], json_sink(events.append), deck=["1", "2", "3", 9, 10])
     g.play_bot_turn(bot("HACK 2"))
     fault = kinds(events, "fault")[0]
     assert fault["kind"] == "protection" and fault["line"] == 1 and fault["column"] == 1

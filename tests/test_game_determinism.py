@@ -17,6 +17,7 @@ from sample_bots import COUNTER_SRC, MIXER_SRC
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
+from moonasm.game.events import json_sink
 from moonasm.game.log import LogWriter, header
 
 HACKY_SRC = """.name "hacky"
@@ -43,7 +44,7 @@ def programs_for(options, players):
 
 def play(options, players, **kw):
     events: list[dict] = []
-    g = Game(options, ["a", "b", "c"][:players], events.append, **kw)
+    g = Game(options, ["a", "b", "c"][:players], json_sink(events.append), **kw)
     result = g.play(programs_for(options, players))
     return g, events, result
 
@@ -74,6 +75,7 @@ SCRIPT = """
 import hashlib, io, sys
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
+from moonasm.game.events import json_sink
 from moonasm.game.log import LogWriter, header
 srcs = [open(p).read() for p in sys.argv[1:4]]
 configs = [dict(mode="versus", events=True), dict(mode="coop", levels=("hacker",), events=True),
@@ -84,7 +86,7 @@ for seed in range(12):
         options = GameOptions(seed=seed, **config)
         out = io.StringIO()
         log = LogWriter(out, header(options, []))
-        Game(options, ["a", "b", "c"], log.write).play([bot(s) for s in srcs])
+        Game(options, ["a", "b", "c"], json_sink(log.write)).play([bot(s) for s in srcs])
         digest.update(out.getvalue().encode())
 print(digest.hexdigest())
 """
@@ -161,7 +163,7 @@ def test_every_game_ends_and_no_score_exceeds_the_cards(seed, mode, bits, level,
 
 def test_snapshot_and_restore_within_a_turn():
     events: list[dict] = []
-    g = Game(GameOptions(mode="versus", events=True), ["a", "b"], events.append,
+    g = Game(GameOptions(mode="versus", events=True), ["a", "b"], json_sink(events.append),
              deck=[1, 6, "ERROR B", 9, 10, 11, 12])
     assert g.begin_turn()
     snap = g.snapshot()
@@ -193,7 +195,7 @@ def test_log_lines_are_flushed_as_written():
     options = GameOptions(mode="versus", seed=2)
     log = LogWriter(spy, header(options, [{"seat": 1, "name": "a", "file": "a.masm",
                                             "sha256": "0" * 64}]))
-    Game(options, ["a"], log.write).play([COUNTER])
+    Game(options, ["a"], json_sink(log.write)).play([COUNTER])
     lines = spy.getvalue().splitlines()
     assert len(spy.flushed) == len(lines)
     assert spy.flushed[0] == len(lines[0]) + 1

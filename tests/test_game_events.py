@@ -7,6 +7,7 @@ import pytest
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
+from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 # A = 5 (MOV A, B), then 10 (NOT A): registers 1010, 0101, 0110, 0111 when the event comes
@@ -21,7 +22,7 @@ def after_event(*event_cards):
     """Novice coop, registers B, C, D = 5, 6, 7; round 1 sets A = 10; the end of round 1
     draws the given event cards, then goal 12."""
     events: list[dict] = []
-    g = Game(GameOptions(events=True), ["p"], events.append,
+    g = Game(GameOptions(events=True), ["p"], json_sink(events.append),
              deck=["5", "6", "7", 9, *event_cards, 12, 13, 14])
     g.play_bot_turn(SET_A)
     assert g.round == 2
@@ -86,7 +87,7 @@ def test_reset_clears_a_disabled_register_too():
 
 def test_events_at_setup_resolve_and_drawing_goes_on():
     events: list[dict] = []
-    g = Game(GameOptions(events=True), ["p"], events.append,
+    g = Game(GameOptions(events=True), ["p"], json_sink(events.append),
              deck=["5", "6", "7", "RESET C", "ERROR NOT", 9, 10])
     assert g.machine.regs == [0, 5, 0, 7]
     assert g.errors == ["NOT"]
@@ -99,7 +100,7 @@ def test_events_at_setup_resolve_and_drawing_goes_on():
 def test_a_reset_can_hand_a_solution_to_the_next_turn():
     # goal 0 is pending; RESET A at the end of round 1 clears A: solved at the next turn start
     events: list[dict] = []
-    g = Game(GameOptions(events=True, levels=("hacker",)), ["p"], events.append,
+    g = Game(GameOptions(events=True, levels=("hacker",)), ["p"], json_sink(events.append),
              deck=[0, "RESET A", 9, 10])
     assert g.machine.regs[0] == 1
     g.play_bot_turn(IDLE)
@@ -110,7 +111,7 @@ def test_a_reset_can_hand_a_solution_to_the_next_turn():
 
 def test_events_in_a_competitive_game_resolve_during_a_turn():
     events: list[dict] = []
-    g = Game(GameOptions(mode="versus", events=True), ["a", "b"], events.append,
+    g = Game(GameOptions(mode="versus", events=True), ["a", "b"], json_sink(events.append),
              deck=[1, 6, "ERROR B", "RESET A", 9, 10, 11])
     g.play_bot_turn(bot("INC A\nMOV C, B\nINC A"))  # solves 1: ERROR B, RESET A, then 9
     assert g.scores[1] == 1 and g.goal_of(1) == 9

@@ -7,6 +7,7 @@ import pytest
 from moonasm.game import Game, GameOptions, PendingGoal
 from moonasm.game.bots import bot
 from moonasm.game.cards import EXTRA_BY_VALUE
+from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 
@@ -20,7 +21,7 @@ def kinds(events, *names):
 @pytest.mark.parametrize("bits,goal", [(5, 0b10110), (6, 0b110110), (8, 0b10110110)])
 def test_coop_wide_goal_is_made_of_two_cards(bits, goal):
     events: list[dict] = []
-    g = Game(GameOptions(bits=bits), ["p"], events.append,
+    g = Game(GameOptions(bits=bits), ["p"], json_sink(events.append),
              deck=["1", "2", "3", 0b1011, 0b0110, 4, 9, 12])
     assert g.machine.regs == [0, 1, 2, 3]  # one card per initial value
     assert g.active_goal == goal and g.machine.goal == goal
@@ -45,7 +46,8 @@ def play_out(g):
 def test_coop_wide_solving_and_drawing_a_complete_goal_when_none_is_active():
     # goal (1, 0) = 16 at 6 bits: B = 1, rotated left four times
     events: list[dict] = []
-    g = Game(GameOptions(bits=6), ["p"], events.append, deck=["1", "2", "3", 1, 0, 0, 3, 5])
+    g = Game(GameOptions(bits=6), ["p"],
+             json_sink(events.append), deck=["1", "2", "3", 1, 0, 0, 3, 5])
     g.play_bot_turn(bot("MOV A, B\nROL A\nROL A\nROL A\nROL A"))
     assert kinds(events, "solved") == [
         {"event": "solved", "seat": 1, "goal": 16, "score": 1, "cards": [1, 0]}]
@@ -73,7 +75,7 @@ def test_coop_wide_seeded_game_counts_cards_not_goals():
 def test_versus_wide_goals(bits, goals):
     events: list[dict] = []
     g = Game(GameOptions(mode="versus", bits=bits, hackers={1: "rotation"}), ["a", "b"],
-             events.append, deck=[1, 0, 10, "BUG", 3, 4, 5])
+             json_sink(events.append), deck=[1, 0, 10, "BUG", 3, 4, 5])
     assert [g.goal_of(1), g.goal_of(2)] == goals
     assert g.hack_tokens == {1: 0, 2: 1}  # the BUG came in the middle of seat 2's pair
     g.play_bot_turn(bot("INC A\nROL A\nROL A\nROL A\nROL A"))  # 1 -> 16
@@ -98,7 +100,7 @@ def test_hacker_costs(mode, hacker, program, spent):
     for steps in (False, True):  # the fast path and the reference interpreter agree
         events: list[dict] = []
         deck = ["1", "2", "3", 9, 10, 11] if mode == "coop" else [9, 10, 11, 12]
-        g = Game(GameOptions(mode=mode, hackers=hackers), ["a", "b"], events.append,
+        g = Game(GameOptions(mode=mode, hackers=hackers), ["a", "b"], json_sink(events.append),
                  deck=deck, steps=steps)
         g.play_bot_turn(bot(program))  # seat 1 has no hacker: full price
         g.begin_turn()
@@ -121,7 +123,7 @@ def test_free_hacker_uses_come_back_each_turn():
 
 def test_extras_off_refuses_extra_operations():
     events: list[dict] = []
-    g = Game(GameOptions(), ["p"], events.append, deck=["1", "2", "3", 9, 10])
+    g = Game(GameOptions(), ["p"], json_sink(events.append), deck=["1", "2", "3", 9, 10])
     g.play_bot_turn(bot("XCHG B, C"))
     fault = kinds(events, "fault")[0]
     assert fault["kind"] == "disabled" and "extras are off" in fault["message"]
@@ -144,7 +146,7 @@ def test_extras_on_makes_every_extra_operation_available(program, regs, spent):
 
 def test_extra_tokens_are_earned_by_solving_and_used_once():
     events: list[dict] = []
-    g = Game(GameOptions(extras="tokens"), ["p"], events.append,
+    g = Game(GameOptions(extras="tokens"), ["p"], json_sink(events.append),
              deck=["8", "9", "10", 1, 2, 3, 12])
     g.play_bot_turn(bot("SHL A"))  # no token yet
     assert g.faults[1] == 1

@@ -8,6 +8,7 @@ from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameError, GameOptions
 from moonasm.game.bots import bot
+from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 COUNTER = bot(COUNTER_SRC)
@@ -24,7 +25,7 @@ def kinds(events, *names):
 
 def test_setup_deals_a_secret_goal_to_each_seat_in_order():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b", "c"], events.append, deck=[5, 6, 7] + FILLER)
+    g = Game(versus(), ["a", "b", "c"], json_sink(events.append), deck=[5, 6, 7] + FILLER)
     assert [g.goal_of(s) for s in (1, 2, 3)] == [5, 6, 7]
     assert g.machine.regs == [0, 0, 0, 0] and g.machine.ram == [0] * 5
     assert [(d["seat"], d["value"]) for d in kinds(events, "draw")] == [(1, 5), (2, 6), (3, 7)]
@@ -34,7 +35,7 @@ def test_setup_deals_a_secret_goal_to_each_seat_in_order():
 
 def test_a_bug_is_kept_as_a_hack_token_and_the_player_draws_again():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=["BUG", 1, 6, "BUG", 9] + FILLER)
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=["BUG", 1, 6, "BUG", 9] + FILLER)
     assert (g.goal_of(1), g.goal_of(2)) == (1, 6)
     assert g.hack_tokens == {1: 1, 2: 0}
     assert kinds(events, "setup")[0]["hack_tokens"] == [1, 0]
@@ -58,7 +59,7 @@ def test_mov_and_xchg_cost_half_in_versus():
 
 def test_goals_are_secret_until_hacked():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=[5, 6] + FILLER)
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=[5, 6] + FILLER)
     g.play_bot_turn(bot("CMP A, GOAL2"))
     assert g.faults[1] == 1
     fault = kinds(events, "fault")[0]
@@ -67,7 +68,7 @@ def test_goals_are_secret_until_hacked():
 
 def test_solving_on_own_turn_only_then_drawing_a_new_goal():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=[7, 1, 9, 10] + FILLER)
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=[7, 1, 9, 10] + FILLER)
     g.play_bot_turn(bot("INC A"))  # A = 1 is seat 2's goal: not solved on seat 1's turn
     assert g.scores == {1: 0, 2: 0}
     assert g.begin_turn()  # seat 2 solves at the start of its own turn
@@ -95,7 +96,7 @@ def test_solving_after_own_operations_several_times():
 
 def test_hack_shows_a_goal_and_passes_the_token():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=["BUG", 5, 1] + FILLER)
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=["BUG", 5, 1] + FILLER)
     g.play_bot_turn(bot("HACK 2\nCMP A, GOAL2\nJNE ok\nok: END"))
     assert g.faults == {1: 0, 2: 0}
     assert g.shown == {2: 1}
@@ -120,7 +121,7 @@ def test_hack_shows_a_goal_and_passes_the_token():
 def test_bad_hacks_are_protection_faults(program, message):
     events: list[dict] = []
     deck = (["BUG"] if "no bug" not in message else []) + [5, 6] + FILLER
-    g = Game(versus(), ["a", "b"], events.append, deck=deck)
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=deck)
     g.play_bot_turn(bot(program + "\nINC A"))
     fault = kinds(events, "fault")[0]
     assert fault["kind"] == "protection" and message in fault["message"]
@@ -132,7 +133,7 @@ def test_bad_hacks_are_protection_faults(program, message):
 
 def test_hack_of_a_player_without_a_goal_is_a_fault():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=[0, "BUG", 5])
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=[0, "BUG", 5])
     assert g.begin_turn() is False  # seat 1 solves 0 at once and has nothing to draw
     g.end_turn()
     g.play_bot_turn(bot("HACK 1"))
@@ -143,7 +144,7 @@ def test_hack_of_a_player_without_a_goal_is_a_fault():
 
 def test_game_ends_at_the_end_of_the_round_the_last_card_is_taken():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b"], events.append, deck=[1, 2, 3])
+    g = Game(versus(), ["a", "b"], json_sink(events.append), deck=[1, 2, 3])
     result = g.play([COUNTER, IDLE])
     # seat 1 solves 1 and takes the last card (3), then walks A to 2; seat 2 solves 2 at the
     # start of its turn and has no card to draw; the round ends and so does the game
@@ -158,7 +159,7 @@ def test_game_ends_at_the_end_of_the_round_the_last_card_is_taken():
 
 def test_a_seat_without_a_goal_is_skipped():
     events: list[dict] = []
-    g = Game(versus(), ["a", "b", "c"], events.append, deck=[1, 2, 3, 4, 5, 6])
+    g = Game(versus(), ["a", "b", "c"], json_sink(events.append), deck=[1, 2, 3, 4, 5, 6])
     g.play_bot_turn(COUNTER)  # solves 1, takes 4
     g.play_bot_turn(IDLE)
     g.play_bot_turn(IDLE)
@@ -177,7 +178,7 @@ def test_the_game_goes_on_to_the_last_card_round():
 
 def test_the_round_cap_ends_a_competitive_game():
     events: list[dict] = []
-    g = Game(versus(max_rounds=7), ["a", "b"], events.append, deck=[5, 6] + FILLER)
+    g = Game(versus(max_rounds=7), ["a", "b"], json_sink(events.append), deck=[5, 6] + FILLER)
     result = g.play([IDLE, IDLE])
     assert (result["result"], result["rounds"]) == ("finished", 7)
     assert result["winners"] == [1, 2]  # equal scores share the win

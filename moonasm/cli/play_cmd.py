@@ -156,6 +156,7 @@ def main(args: argparse.Namespace) -> int:
     log_file = None
     on_event = None
     if args.log:
+        from moonasm.game.events import json_sink
         from moonasm.game.log import LogWriter, header
 
         try:
@@ -164,7 +165,7 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}")
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
-        on_event = LogWriter(log_file, header(options, players_json)).write
+        on_event = json_sink(LogWriter(log_file, header(options, players_json)).write)
     try:
         game = Game(options, names, on_event)
         result = game.play([b.program for b in bots])

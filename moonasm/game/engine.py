@@ -2,8 +2,9 @@
 
 A `Game` owns the shared `Machine`, the deck and everything on the table. Bots play through
 `play` / `play_bot_turn`; the REPL drives a human turn statement by statement through
-`begin_turn`, `run` and `end_turn`. Everything that happens is reported as a plain dict to
-`on_event` (the game log writes them as JSON Lines, see `moonasm.game.log`).
+`begin_turn`, `run` and `end_turn`. Everything that happens is reported to `on_event` as a
+typed event of `moonasm.game.events` (their JSON is the game log's; `events.json_sink` adapts
+a writer of JSON objects), which `moonasm.game.table.TableState` applies for every view.
 
 Determinism (spec §5): one `random.Random(seed)` is the game's only source of chance, used
 only to shuffle the deck at setup; nothing iterates a set or a hash-ordered mapping where
@@ -46,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from moonasm import isa
+from moonasm.game import events as ev
 from moonasm.game import tables
 from moonasm.game.cards import (
     BUG,
@@ -66,7 +68,7 @@ from moonasm.vm.machine import Hooks, Machine, ProtectionFault
 if TYPE_CHECKING:
     from moonasm.lang.check import Program, Stmt, Turn
 
-Event = dict[str, Any]
+EventSink = Callable[[ev.GameEvent], None]
 Trace = Callable[["Stmt", int, Machine], None]
 
 MODES = ("coop", "versus")
@@ -166,13 +168,18 @@ class SeatState:
     extra_tokens: dict[str, int]
 
 
+def _power(halves: float) -> int | None:
+    """Power in halves as an event holds it: None for unlimited."""
+    return None if halves == float("inf") else int(halves)
+
+
 class GameError(Exception):
     """The game was driven the wrong way (e.g. `run` without an open turn)."""
 
 
 class Game:
     def __init__(self, options: GameOptions, names: list[str],
-                 on_event: Callable[[Event], None] | None = None, *,
+                 on_event: EventSink | None = None, *,
                  deck: Sequence[Card | str | int] | None = None,
                  steps: bool | None = None):
         """Deal the setup at once, reporting it to `on_event`.
@@ -225,18 +232,18 @@ class Game:
     @classmethod
     def with_deck(cls, options: GameOptions, names: list[str],
                   deck: Sequence[Card | str | int],
-                  on_event: Callable[[Event], None] | None = None) -> Game:
+                  on_event: EventSink | None = None) -> Game:
         """A game dealt from `deck` in draw order, e.g. `["5", "BUG", "RESET A", 9]`."""
         return cls(options, names, on_event, deck=deck)
 
     # -- events --------------------------------------------------------------------------
 
-    def _emit(self, event: Event) -> None:
+    def _emit(self, event: ev.GameEvent) -> None:
         if self.on_event is not None:
             self.on_event(event)
 
-    def _ram(self) -> dict[str, int]:
-        return {str(s): self.machine.ram[s] for s in range(1, self.players + 1)}
+    def _ram(self) -> tuple[int, ...]:
+        return tuple(self.machine.ram[1:self.players + 1])
 
     # -- the deck --------------------------------------------------------------------------
 
@@ -251,8 +258,7 @@ class Game:
         if not self._deck:
             self.last_card_taken = True
         if self.on_event is not None:
-            self._emit({"event": "draw", "seat": seat, "card": card.kind,
-                        "value": card.value, "name": card.name})
+            self.on_event(ev.Draw(seat, card.kind, card.value, card.name))
         return card
 
     def _resolve_event(self, card: Card) -> None:
@@ -274,8 +280,8 @@ class Game:
         elif self.errors:  # OK: repairs the oldest active error (decision)
             repaired = self.errors.pop(0)
             m.disabled.discard(repaired)
-        self._emit({"event": "event", "name": name, "registers": list(m.regs),
-                    "disabled": list(self.errors)})
+        if self.on_event is not None:
+            self.on_event(ev.CardEvent(name, tuple(m.regs), tuple(self.errors)))
 
     # -- setup -------------------------------------------------------------------------------
 
@@ -303,16 +309,17 @@ class Game:
         for register, c in zip(registers, initial, strict=True):
             value = int(c.value or 0) & m.mask  # (decision) one card per initial value
             m.regs[isa.REGISTERS.index(register)] = value
-            self._emit({"event": "draw", "seat": None, "card": GOAL, "value": value,
-                        "name": None, "to": register})
+            self._emit(ev.Draw(None, GOAL, value, None, register))
         if level == "hacker":
             m.regs[0] = tables.COOP_HACKER_A
         self._load_deck(rest)
         self._coop_fill()
         self._set_coop_goal()
-        self._emit({"event": "setup", "registers": list(m.regs), "deck": len(self._deck),
-                    "pending": [p.goal for p in self.pending_goals], "bugs": self.bugs,
-                    "slots": [p.slot for p in self.pending_goals]})
+        if self.on_event is not None:
+            pending = self.pending_goals
+            self.on_event(ev.Setup(tuple(m.regs), len(self._deck),
+                                   tuple(p.goal for p in pending), self.bugs,
+                                   slots=tuple(p.slot for p in pending)))
         if not self.finished:
             self._coop_check_won()
         if self.finished:
@@ -330,10 +337,10 @@ class Game:
         for seat in range(1, self.players + 1):
             self._versus_draw_goal(seat)
         m = self.machine
-        self._emit({"event": "setup", "registers": list(m.regs), "deck": len(self._deck),
-                    "pending": [], "bugs": self.bugs,
-                    "goals": [self.goal_of(s) for s in range(1, self.players + 1)],
-                    "hack_tokens": [self.hack_tokens[s] for s in range(1, self.players + 1)]})
+        seats = range(1, self.players + 1)
+        self._emit(ev.Setup(tuple(m.regs), len(self._deck), (), self.bugs,
+                            goals=tuple(self.goal_of(s) for s in seats),
+                            hack_tokens=tuple(self.hack_tokens[s] for s in seats)))
 
     # -- cooperative mode ------------------------------------------------------------------
 
@@ -481,7 +488,7 @@ class Game:
         self.hack_tokens[seat] -= 1
         self.hack_tokens[target] += 1
         self.machine.shown[target] = goal
-        self._emit({"event": "hack", "seat": seat, "target": target, "goal": goal})
+        self._emit(ev.Hack(seat, target, goal))
 
     # -- solving ---------------------------------------------------------------------------
 
@@ -493,11 +500,7 @@ class Game:
             for v in values:
                 self.machine.tokens[seat][GOAL_CARDS[v].extra or ""] += 1
         if self.on_event is not None:
-            event: Event = {"event": "solved", "seat": seat, "goal": goal,
-                            "score": self.scores[seat]}
-            if len(values) > 1:
-                event["cards"] = list(values)
-            self._emit(event)
+            self.on_event(ev.Solved(seat, goal, self.scores[seat], tuple(values)))
 
     def _solve_all(self) -> None:
         """Solve while A equals the acting seat's goal (several goals in one turn)."""
@@ -541,16 +544,14 @@ class Game:
         else:
             self._set_coop_goal()
         if m.goal is None:
-            self._emit({"event": "skip", "round": self.round, "seat": seat,
-                        "reason": "no goal"})
+            self._emit(ev.Skip(self.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self.power_for(seat))
         self._turn_open = True
         self._turn_steps = 0
         if self.on_event is not None:
-            self._emit({"event": "turn", "round": self.round, "seat": seat,
-                        "power": isa.halves_number(m.power), "goal": m.goal,
-                        "registers": list(m.regs), "ram": self._ram()})
+            self.on_event(ev.Turn(self.round, seat, _power(m.power), m.goal, tuple(m.regs),
+                                  self._ram()))
         self._solve_all()
         return not self.finished and m.target is not None
 
@@ -572,22 +573,19 @@ class Game:
         if fault is not None:
             self.faults[self.seat] += 1
             stmt = fault.stmt
-            self._emit({"event": "fault", "seat": self.seat, "kind": fault.kind,
-                        "message": fault.message,
-                        "line": stmt.span.line if stmt is not None else None,
-                        "column": stmt.span.column if stmt is not None else None,
-                        "statement": stmt.text if stmt is not None else None})
+            self._emit(ev.Fault(self.seat, fault.kind, fault.message,
+                                stmt.span.line if stmt is not None else None,
+                                stmt.span.column if stmt is not None else None,
+                                stmt.text if stmt is not None else None))
         return outcome
 
     def _tracer(self, trace: Trace | None) -> Trace:
-        log = self.steps and self.on_event is not None
+        sink = self.on_event if self.steps else None
 
         def step(stmt: Stmt, cost: int, m: Machine) -> None:
-            if log:
-                self._emit({"event": "step", "seat": m.player, "line": stmt.line,
-                            "statement": stmt.text, "cost": isa.halves_number(cost),
-                            "power": isa.halves_number(m.power), "registers": list(m.regs),
-                            "ram": self._ram()})
+            if sink is not None:
+                sink(ev.Step(m.player, stmt.line, stmt.text, cost, _power(m.power),
+                             tuple(m.regs), self._ram()))
             if trace is not None:
                 trace(stmt, cost, m)
 
@@ -598,7 +596,7 @@ class Game:
         procedure. Sets `finished` when the game is over."""
         if self._turn_open:
             self._turn_open = False
-            self._emit({"event": "end_turn", "seat": self.seat, "steps": self._turn_steps})
+            self._emit(ev.EndTurn(self.seat, self._turn_steps))
         if not self.finished:
             self.seat += 1
             if self.seat > self.players:
@@ -612,10 +610,10 @@ class Game:
     def _send_result(self) -> None:
         if not self._result_sent:
             self._result_sent = True
-            result = self.result()
-            self._emit({"event": "result", "result": result["result"],
-                        "rounds": result["rounds"], "winners": result["winners"],
-                        "players": result["players"]})
+            self._emit(ev.Result(
+                str(self.outcome), self.round, tuple(self.winners()),
+                tuple(ev.PlayerResult(s, self.names[s - 1], self.scores[s], self.faults[s])
+                      for s in range(1, self.players + 1))))
 
     def _end_round(self) -> None:
         if self.options.mode == "coop":
@@ -625,11 +623,9 @@ class Game:
         if not self.finished and self.round >= self.options.max_rounds:
             self._finish("lost" if self.options.mode == "coop" else "finished")
         if self.on_event is not None:
-            event: Event = {"event": "round_end", "round": self.round,
-                            "pending": [{"goal": p.goal, "slot": p.slot}
-                                        for p in self.pending_goals],
-                            "bugs": self.bugs, "deck": len(self._deck)}
-            self._emit(event)
+            self.on_event(ev.RoundEnd(
+                self.round, tuple(ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals),
+                self.bugs, len(self._deck)))
 
     def _finish(self, outcome: str) -> None:
         self.finished = True

@@ -76,6 +76,7 @@ def play_again(head: dict[str, Any], sources: list[bytes]) -> str:
 
     from moonasm.game.bots import Bot, load_bot
     from moonasm.game.engine import Game
+    from moonasm.game.events import json_sink
 
     options = options_from_header(head)
     bots = []
@@ -86,7 +87,7 @@ def play_again(head: dict[str, Any], sources: list[bytes]) -> str:
         bots.append(loaded)
     out = io.StringIO()
     writer = LogWriter(out, header(options, head["players"]))
-    Game(options, [p["name"] for p in head["players"]], writer.write).play(
+    Game(options, [p["name"] for p in head["players"]], json_sink(writer.write)).play(
         [b.program for b in bots])
     return out.getvalue()
 

@@ -22,6 +22,7 @@ from typing import Any
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.game.engine import Game, GameOptions
+from moonasm.game.events import GameEvent
 from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
 from moonasm.lang.parse import parse
 from moonasm.repl import meta
@@ -172,10 +173,10 @@ class GameSession(Session):
 
     # -- events -----------------------------------------------------------------------------
 
-    def _on_event(self, event: dict[str, Any]) -> None:
-        handler = getattr(self, "_ev_" + str(event.get("event")), None)
+    def _on_event(self, event: GameEvent) -> None:
+        handler = getattr(self, "_ev_" + event.EVENT, None)
         if handler is not None:
-            self.out += handler(event)
+            self.out += handler(event.to_json())
 
     def _bits(self, value: int | None) -> str:
         if value is None:
@@ -460,7 +461,7 @@ class GameSession(Session):
         game.faults = faults
         self.done = []
         if replay:
-            sink: Callable[[dict[str, Any]], None] | None = game.on_event
+            sink: Callable[[GameEvent], None] | None = game.on_event
             game.on_event = None
             try:
                 game.run(Turn(game.seat, tuple(replay)), self._record)

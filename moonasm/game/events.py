@@ -1,0 +1,376 @@
+"""The game's one vocabulary of events: a frozen dataclass per thing that happens at the table.
+
+The engine (`moonasm.game.engine.Game`) reports everything as these events to its `on_event`
+sink; the game log writes and reads them; `moonasm.game.table.TableState` applies them to know
+the table after each one; the tests build them to say what they expect. Every view of a game
+(replay, the REPL, a contest report) reads the same stream, the way `dis.get_instructions()`
+gives every view of CPython bytecode one `Instruction` stream.
+
+JSON lives here and nowhere else: `event.to_json()` gives the object one line of a game log
+holds (keys in a fixed order, so the same game always gives the same bytes), and
+`from_json(obj)` gives the event back (`Unknown` for an event name this moonasm does not know,
+so a newer log can still be shown). The JSON is the log format `version` 1 byte for byte.
+
+Values are typed the way the engine holds them: registers as a tuple of four ints, RAM as a
+tuple of each seat's module in seat order (JSON: an object keyed by seat), power and cost in
+halves (JSON: the number the rulebook shows, 1.5 for 3 halves; `None` is unlimited power).
+
+Events in the order a game emits them: `Draw`/`CardEvent` (setup), `Setup`; then per turn
+`Turn` (or `Skip`), `Step` per executed statement when steps are asked for, `Draw`,
+`CardEvent`, `Solved`, `Hack`, `Fault` as they happen, `EndTurn`; `RoundEnd` after the last
+seat; `Result` once, last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from moonasm.isa import halves_number
+
+Json = dict[str, Any]
+Registers = tuple[int, ...]
+
+
+def _halves(number: float | None) -> int | None:
+    """A JSON power amount back in halves (None stays unlimited)."""
+    return None if number is None else round(number * 2)
+
+
+def _ram_json(ram: tuple[int, ...]) -> dict[str, int]:
+    return {str(seat): value for seat, value in enumerate(ram, 1)}
+
+
+def _ram(obj: dict[str, int]) -> tuple[int, ...]:
+    return tuple(obj[key] for key in sorted(obj, key=int))
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """A card taken from the deck. `seat` None: the table drew it (cooperative mode, setup).
+    `card` is "goal", "bug" or "event"; `value` a goal card's value; `name` an event card's
+    name. `to` names the register a cooperative setup card goes into."""
+
+    EVENT: ClassVar[str] = "draw"
+    seat: int | None
+    card: str
+    value: int | None = None
+    name: str | None = None
+    to: str | None = None
+
+    def to_json(self) -> Json:
+        obj: Json = {"event": "draw", "seat": self.seat, "card": self.card,
+                     "value": self.value, "name": self.name}
+        if self.to is not None:
+            obj["to"] = self.to
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Draw:
+        return cls(obj["seat"], obj["card"], obj["value"], obj["name"], obj.get("to"))
+
+
+@dataclass(frozen=True, slots=True)
+class CardEvent:
+    """An event card resolved (spec §4.1): the registers after it and the active errors,
+    oldest first."""
+
+    EVENT: ClassVar[str] = "event"
+    name: str
+    registers: Registers
+    disabled: tuple[str, ...]
+
+    def to_json(self) -> Json:
+        return {"event": "event", "name": self.name, "registers": list(self.registers),
+                "disabled": list(self.disabled)}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> CardEvent:
+        return cls(obj["name"], tuple(obj["registers"]), tuple(obj["disabled"]))
+
+
+@dataclass(frozen=True, slots=True)
+class PendingSlot:
+    """A cooperative goal in the queue: its value (None while the second card of a wide goal
+    is still in the deck) and its slot."""
+
+    goal: int | None
+    slot: int
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """The table once dealt. Cooperative: `pending` goals and their `slots`. Competitive:
+    each seat's (secret) `goals` and `hack_tokens`, in seat order."""
+
+    EVENT: ClassVar[str] = "setup"
+    registers: Registers
+    deck: int
+    pending: tuple[int | None, ...]
+    bugs: int
+    slots: tuple[int, ...] | None = None
+    goals: tuple[int | None, ...] | None = None
+    hack_tokens: tuple[int, ...] | None = None
+
+    def to_json(self) -> Json:
+        obj: Json = {"event": "setup", "registers": list(self.registers), "deck": self.deck,
+                     "pending": list(self.pending), "bugs": self.bugs}
+        if self.slots is not None:
+            obj["slots"] = list(self.slots)
+        if self.goals is not None:
+            obj["goals"] = list(self.goals)
+        if self.hack_tokens is not None:
+            obj["hack_tokens"] = list(self.hack_tokens)
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Setup:
+        def opt(key: str) -> tuple[Any, ...] | None:
+            value = obj.get(key)
+            return tuple(value) if isinstance(value, list) else None
+
+        return cls(tuple(obj["registers"]), obj["deck"], tuple(obj["pending"]), obj["bugs"],
+                   opt("slots"), opt("goals"), opt("hack_tokens"))
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """A seat's turn begins: its power (halves, None unlimited), the goal it sees, the
+    registers and RAM."""
+
+    EVENT: ClassVar[str] = "turn"
+    round: int
+    seat: int
+    power: int | None
+    goal: int | None
+    registers: Registers
+    ram: tuple[int, ...]
+
+    def to_json(self) -> Json:
+        return {"event": "turn", "round": self.round, "seat": self.seat,
+                "power": halves_number(self.power), "goal": self.goal,
+                "registers": list(self.registers), "ram": _ram_json(self.ram)}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Turn:
+        return cls(obj["round"], obj["seat"], _halves(obj["power"]), obj["goal"],
+                   tuple(obj["registers"]), _ram(obj["ram"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A seat's turn is skipped (it has no goal)."""
+
+    EVENT: ClassVar[str] = "skip"
+    round: int
+    seat: int
+    reason: str
+
+    def to_json(self) -> Json:
+        return {"event": "skip", "round": self.round, "seat": self.seat, "reason": self.reason}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Skip:
+        return cls(obj["round"], obj["seat"], obj["reason"])
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One executed statement: its line and text, what it cost and the power left (halves),
+    the registers and RAM after it."""
+
+    EVENT: ClassVar[str] = "step"
+    seat: int
+    line: int
+    statement: str
+    cost: int
+    power: int | None
+    registers: Registers
+    ram: tuple[int, ...]
+
+    def to_json(self) -> Json:
+        return {"event": "step", "seat": self.seat, "line": self.line,
+                "statement": self.statement, "cost": halves_number(self.cost),
+                "power": halves_number(self.power), "registers": list(self.registers),
+                "ram": _ram_json(self.ram)}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Step:
+        return cls(obj["seat"], obj["line"], obj["statement"], _halves(obj["cost"]) or 0,
+                   _halves(obj["power"]), tuple(obj["registers"]), _ram(obj["ram"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Solved:
+    """A goal solved by `seat`, its new `score`; `cards` the goal's cards (each may grant an
+    extra-operation token)."""
+
+    EVENT: ClassVar[str] = "solved"
+    seat: int
+    goal: int
+    score: int
+    cards: tuple[int, ...]
+
+    def to_json(self) -> Json:
+        obj: Json = {"event": "solved", "seat": self.seat, "goal": self.goal,
+                     "score": self.score}
+        if len(self.cards) > 1:
+            obj["cards"] = list(self.cards)
+        return obj
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Solved:
+        cards = obj.get("cards")
+        return cls(obj["seat"], obj["goal"], obj["score"],
+                   tuple(cards) if isinstance(cards, list) else (obj["goal"],))
+
+
+@dataclass(frozen=True, slots=True)
+class Fault:
+    """A refused statement (spec §6 kinds); for a bot it ends the turn."""
+
+    EVENT: ClassVar[str] = "fault"
+    seat: int
+    kind: str
+    message: str
+    line: int | None
+    column: int | None
+    statement: str | None
+
+    def to_json(self) -> Json:
+        return {"event": "fault", "seat": self.seat, "kind": self.kind,
+                "message": self.message, "line": self.line, "column": self.column,
+                "statement": self.statement}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Fault:
+        return cls(obj["seat"], obj["kind"], obj["message"], obj["line"], obj["column"],
+                   obj.get("statement"))
+
+
+@dataclass(frozen=True, slots=True)
+class Hack:
+    """`HACK target` by `seat`: the target's goal is shown and the token passes to it."""
+
+    EVENT: ClassVar[str] = "hack"
+    seat: int
+    target: int
+    goal: int
+
+    def to_json(self) -> Json:
+        return {"event": "hack", "seat": self.seat, "target": self.target, "goal": self.goal}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Hack:
+        return cls(obj["seat"], obj["target"], obj["goal"])
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """A turn ends after `steps` executed statements."""
+
+    EVENT: ClassVar[str] = "end_turn"
+    seat: int
+    steps: int
+
+    def to_json(self) -> Json:
+        return {"event": "end_turn", "seat": self.seat, "steps": self.steps}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> EndTurn:
+        return cls(obj["seat"], obj["steps"])
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """The end-of-round procedure is over: the cooperative queue with its slots, the BUG
+    cards drawn so far and the cards left in the deck."""
+
+    EVENT: ClassVar[str] = "round_end"
+    round: int
+    pending: tuple[PendingSlot, ...]
+    bugs: int
+    deck: int | None
+
+    def to_json(self) -> Json:
+        return {"event": "round_end", "round": self.round,
+                "pending": [{"goal": p.goal, "slot": p.slot} for p in self.pending],
+                "bugs": self.bugs, "deck": self.deck}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> RoundEnd:
+        deck = obj.get("deck")
+        return cls(obj["round"], tuple(PendingSlot(p["goal"], p["slot"])
+                                       for p in obj["pending"]),
+                   obj["bugs"], deck if isinstance(deck, int) else None)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    seat: int
+    name: str
+    solved: int
+    faults: int
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The game is over: `won`/`lost` (cooperative) or `finished` (competitive)."""
+
+    EVENT: ClassVar[str] = "result"
+    result: str
+    rounds: int
+    winners: tuple[int, ...]
+    players: tuple[PlayerResult, ...]
+
+    def to_json(self) -> Json:
+        return {"event": "result", "result": self.result, "rounds": self.rounds,
+                "winners": list(self.winners),
+                "players": [{"seat": p.seat, "name": p.name, "solved": p.solved,
+                             "faults": p.faults} for p in self.players]}
+
+    @classmethod
+    def from_json(cls, obj: Json) -> Result:
+        return cls(obj["result"], obj["rounds"], tuple(obj["winners"]),
+                   tuple(PlayerResult(p["seat"], p["name"], p["solved"], p["faults"])
+                         for p in obj["players"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Unknown:
+    """An event this moonasm does not know (a newer log): kept as its JSON, shown as is."""
+
+    EVENT: ClassVar[str] = "unknown"
+    data: Json
+
+    @property
+    def event(self) -> str:
+        return str(self.data.get("event"))
+
+    def to_json(self) -> Json:
+        return dict(self.data)
+
+
+GameEvent = (Draw | CardEvent | Setup | Turn | Skip | Step | Solved | Fault | Hack | EndTurn
+             | RoundEnd | Result)
+AnyEvent = GameEvent | Unknown
+
+EVENT_TYPES: dict[str, type[GameEvent]] = {
+    cls.EVENT: cls for cls in (Draw, CardEvent, Setup, Turn, Skip, Step, Solved, Fault, Hack,
+                               EndTurn, RoundEnd, Result)}
+
+
+def from_json(obj: Json) -> AnyEvent:
+    """The event one log line holds. The object must already be valid for its name (the
+    log reader checks the keys and types); an unknown name gives `Unknown`."""
+    cls = EVENT_TYPES.get(obj.get("event"))  # type: ignore[arg-type]
+    if cls is None:
+        return Unknown(obj)
+    return cls.from_json(obj)
+
+
+def json_sink(write: Callable[[Json], None]) -> Callable[[GameEvent], None]:
+    """An `on_event` sink that hands each event's JSON object to `write` (a log writer's
+    `write`, a list's `append`)."""
+    return lambda event: write(event.to_json())
