@@ -77,6 +77,13 @@ def hackers_table() -> str:
     return "\n".join(rows)
 
 
+def state_operands_table() -> str:
+    rows = ["| operand | value | example |", "|---|---|---|"]
+    for state in isa.STATE_OPERANDS:
+        rows.append(f"| `{state.form}` | {_cell(state.summary)} | `{_cell(state.example)}` |")
+    return "\n".join(rows)
+
+
 def _table_order(mnemonic: str) -> int:
     return [op.mnemonic for op in isa.TABLE].index(mnemonic)
 
@@ -102,9 +109,17 @@ def generated_section() -> str:
         "### Control flow (thinking)",
         "",
         "Free of power, but each executed statement is one step of the turn's step limit.",
-        "`value` is a register, `RAM`/`RAMn`, `GOAL`/`GOALn`, `POWER` or a number.",
+        "`value` is a register, `RAM`/`RAMn`, `GOAL`/`GOALn`, `POWER`, a game-state operand",
+        "or a number.",
         "",
         operations_table(think=True),
+        "",
+        "### Game-state operands",
+        "",
+        "What a player at the table sees, for `CMP` only: free to read, never a fault.",
+        "`n` is a player 1-4; `op` a machine operation; `x` a register `B`-`D` or an operation.",
+        "",
+        state_operands_table(),
         "",
         "### Directives",
         "",

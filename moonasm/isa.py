@@ -19,7 +19,7 @@ class Slot(enum.Enum):
 
     REG = "register"  # A-D
     RAM = "RAM module"  # RAM (own), RAM1-RAM4
-    VALUE = "value"  # CMP: register, RAM, GOAL, GOALn, POWER or a number
+    VALUE = "value"  # CMP: register, RAM, GOAL, GOALn, POWER, a game-state operand, a number
     LABEL = "label"
     PLAYER = "player"  # HACK n
 
@@ -143,7 +143,78 @@ PLAYERS = range(1, 5)
 RAM_WORDS: tuple[str, ...] = ("RAM",) + tuple(f"RAM{n}" for n in PLAYERS)
 GOAL_WORDS: tuple[str, ...] = ("GOAL",) + tuple(f"GOAL{n}" for n in PLAYERS)
 POWER_WORD = "POWER"
-OPERAND_WORDS: tuple[str, ...] = REGISTERS + RAM_WORDS + GOAL_WORDS + (POWER_WORD,)
+
+
+class StateParam(enum.Enum):
+    """The word that follows a game-state operand which takes one (`COST ROL`)."""
+
+    PLAYER = "n"  # SHOWN n: a player number 1-4
+    OPERATION = "op"  # COST op: a machine operation
+    ERRORABLE = "x"  # ERROR x: a register B-D or a machine operation
+
+    def choices(self) -> tuple[str, ...]:
+        """Every word that may stand here, for completion and suggestions."""
+        if self is StateParam.PLAYER:
+            return tuple(str(n) for n in PLAYERS)
+        machine_ops = tuple(op.mnemonic for op in TABLE if op.is_machine_op)
+        return machine_ops if self is StateParam.OPERATION else REGISTERS[1:] + machine_ops
+
+
+@dataclass(frozen=True)
+class StateOperand:
+    """A game-state operand of spec §3.1: what a player at the table sees, readable by CMP.
+
+    `numbered` rows take the player number in the word itself (`SCORE2`, like `GOAL2`);
+    rows with a `param` take it as the next word (`COST ROL`, `SHOWN 2`, `ERROR B`)."""
+
+    word: str
+    summary: str
+    example: str
+    param: StateParam | None = None
+    numbered: bool = False
+    power: bool = False  # a power amount, in steps of ½ like POWER (COST)
+
+    @property
+    def form(self) -> str:
+        """As the docs write it: `BITS`, `SCOREn`, `COST op`."""
+        if self.numbered:
+            return self.word + "n"
+        return f"{self.word} {self.param.value}" if self.param else self.word
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return tuple(f"{self.word}{n}" for n in PLAYERS) if self.numbered else (self.word,)
+
+
+STATE_OPERANDS: tuple[StateOperand, ...] = (
+    StateOperand("BITS", "the machine's width", "CMP BITS, 4"),
+    StateOperand("SEAT", "the acting player's seat (1-4)", "CMP SEAT, 1"),
+    StateOperand("PLAYERS", "the number of players", "CMP PLAYERS, 2"),
+    StateOperand("VERSUS", "1 in competitive mode, 0 in cooperative mode", "CMP VERSUS, 1"),
+    StateOperand("ROUND", "the round being played, from 1 (scripts: the turns begun so far)",
+                 "CMP ROUND, 10"),
+    StateOperand("DECK", "cards left in the deck (scripts: 0)", "CMP DECK, 0"),
+    StateOperand("SLOT", "cooperative: the slot (1-4) of the active goal; 0 when no goal is "
+                 "pending or in competitive mode", "CMP SLOT, 3"),
+    StateOperand("PENDING", "cooperative: goals pending, the active one included; "
+                 "competitive: 0", "CMP PENDING, 1"),
+    StateOperand("SCORE", "goals the acting player has solved so far", "CMP SCORE, SCORE2"),
+    StateOperand("SCORE", "goals player n has solved so far", "CMP SCORE2, 3",
+                 numbered=True),
+    StateOperand("TOKENS", "hack tokens (BUG cards) the acting player holds", "CMP TOKENS, 0"),
+    StateOperand("SHOWN", "1 when player n's goal is shown (readable as GOALn), else 0",
+                 "CMP SHOWN 2, 1", param=StateParam.PLAYER),
+    StateOperand("COST", "what one use of op costs the acting player now (hacker and free "
+                 "uses included); more than any number and than POWER when op cannot be "
+                 "used at all", "CMP COST ROL, POWER", param=StateParam.OPERATION, power=True),
+    StateOperand("ERROR", "1 while register or operation x is disabled by an ERROR card, "
+                 "else 0", "CMP ERROR B, 1", param=StateParam.ERRORABLE),
+)
+# Every word that starts a game-state operand, with its row: "SCORE2" -> the SCOREn row.
+STATE_WORDS: dict[str, StateOperand] = {w: s for s in STATE_OPERANDS for w in s.words}
+# The words only CMP reads: goals, power and the game's state.
+VALUE_WORDS: tuple[str, ...] = GOAL_WORDS + (POWER_WORD,) + tuple(STATE_WORDS)
+OPERAND_WORDS: tuple[str, ...] = REGISTERS + RAM_WORDS + VALUE_WORDS
 
 
 @dataclass(frozen=True)
@@ -211,7 +282,7 @@ RESERVED: frozenset[str] = frozenset(OPERATIONS) | frozenset(OPERAND_WORDS)
 
 def halves_number(halves: float | None) -> int | float | None:
     """Halves as the number JSON shows (3 -> 1.5, 4 -> 2); None for unlimited power."""
-    if halves is None or halves == float("inf"):
+    if halves is None or halves >= float("inf"):  # unlimited power (or an unusable cost)
         return None
     whole = int(halves)
     return whole // 2 if whole % 2 == 0 else whole / 2
@@ -219,7 +290,7 @@ def halves_number(halves: float | None) -> int | float | None:
 
 def format_halves(halves: int | float) -> str:
     """`3` -> "1.5", `4` -> "2": a power amount as the rulebook prints it."""
-    if halves == float("inf"):
+    if halves >= float("inf"):
         return "unlimited"
     whole, half = divmod(int(halves), 2)
     return f"{whole}.5" if half else str(whole)

@@ -45,8 +45,8 @@ CASES = [
                                          "can read it)")]),
     ("INC E", [(1, 5, "semantic", "INC takes a register (A-D), not 'E'")]),
     ('NOT "x"', [(1, 5, "semantic", 'NOT takes a register (A-D), not the string "x"')]),
-    ("CMP A, X", [(1, 8, "semantic", "CMP compares registers, RAM, GOAL, POWER or numbers, "
-                                     "not 'X'")]),
+    ("CMP A, X", [(1, 8, "semantic", "CMP compares registers, RAM, GOAL, POWER, the game's state "
+                                     "or numbers, not 'X'")]),
     ("JMP A", [(1, 5, "semantic", "JMP takes a label, not 'A'")]),
     ("HACK 5", [(1, 6, "semantic", "HACK takes a player number 1-4, not '5'")]),
     ("HACK 0", [(1, 6, "semantic", "HACK takes a player number 1-4, not '0'")]),
@@ -92,8 +92,8 @@ CASES = [
     # the other directives
     (".power 1.25", [(1, 8, "semantic", ".power goes in steps of ½, not '1.25'")]),
     (".goal 1.5", [(1, 7, "semantic", ".goal must be a whole number, not '1.5'")]),
-    ("CMP A, 1.5", [(1, 8, "semantic", "'1.5' has a fraction; only POWER is compared with "
-                                       "fractions")]),
+    ("CMP A, 1.5", [(1, 8, "semantic", "'1.5' has a fraction; only POWER and COST are "
+                                       "compared with fractions")]),
     ("CMP POWER, 1.25", [(1, 12, "semantic", "'1.25': power amounts go in steps of ½")]),
     (".bits 4\n.bits 4", [(2, 1, "semantic", "'.bits' is given twice (first on line 1)")]),
     (".mode coop\n.mode versus", [(2, 1, "semantic", "'.mode' is given twice (first on line "

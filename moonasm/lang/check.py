@@ -7,6 +7,7 @@ resolved to kinds and indices, labels resolved to statement indices within their
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -27,6 +28,7 @@ class ArgKind(enum.Enum):
     NUMBER = "number"
     LABEL = "label"
     PLAYER = "player"
+    STATE = "game state"
 
 
 class Arg(NamedTuple):
@@ -34,13 +36,16 @@ class Arg(NamedTuple):
 
     `value` is: the register index (A=0); the RAM owner (0 = the acting player's own); the
     GOAL owner (0 = own); a number (in halves when the operand of a CMP, else plain); the
-    statement index a label names; or the player HACK names.
+    statement index a label names; or the player HACK names. A game-state operand has value
+    0 and `state`, the arguments of `Machine.state_value`: `("COST", "ROL")`, `("SCORE", 2)`,
+    `("SCORE", None)` for the acting player's own.
     """
 
     kind: ArgKind
     value: int
     span: Span
     text: str
+    state: tuple[str, str | int | None] | None = None
 
 
 class Stmt(NamedTuple):
@@ -123,6 +128,20 @@ _SLOT_KINDS = {Slot.REG: ArgKind.REG, Slot.RAM: ArgKind.RAM}
 _ALLOWED: dict[str, frozenset[tuple[ArgKind, ...]]] = {
     op.mnemonic: frozenset(tuple(_SLOT_KINDS[s] for s in form) for form in op.forms)
     for op in isa.TABLE if all(s in _SLOT_KINDS for form in op.forms for s in form)
+}
+
+
+_PARAM_WHAT = {
+    isa.StateParam.PLAYER: "a player number 1-4",
+    isa.StateParam.OPERATION: "an operation",
+    isa.StateParam.ERRORABLE: "a register B-D or an operation",
+}
+
+
+_PARAM_NOUN = {
+    isa.StateParam.PLAYER: "player",
+    isa.StateParam.OPERATION: "operation",
+    isa.StateParam.ERRORABLE: "register or operation",
 }
 
 
@@ -240,11 +259,8 @@ class _Checker:
                 hint = f" (did you mean '.{node.mnemonic.lower()}'?)"
             self.error("syntax", f"unknown operation '{node.mnemonic}'{hint}", node.span)
             return
-        if len(node.operands) != op.arity:
-            want = {0: "no operands", 1: "1 operand"}.get(op.arity, f"{op.arity} operands")
-            at = node.operands[op.arity].span if len(node.operands) > op.arity else node.span
-            self.error("semantic", f"{op.mnemonic} takes {want} ({op.signature()}), got "
-                       f"{len(node.operands)}", at)
+        if len(node.operands) != op.arity and op.mnemonic != "CMP":  # CMP counts its own
+            self.arity_error(op, [o.span for o in node.operands], node.span)
             return
         args = self.operands(op, node)
         if args is None:
@@ -255,6 +271,14 @@ class _Checker:
             if arg.kind is ArgKind.LABEL:
                 self.pending_jumps.append((turn_index, len(stmts), arg))
         stmts.append(Stmt(op, args, node.span))
+
+    def arity_error(self, op: Operation, starts: Sequence[Span], span: Span) -> None:
+        """Wrong operand count; `starts` are where the operands begin, as counted (a state
+        operand with its parameter is one)."""
+        want = {0: "no operands", 1: "1 operand"}.get(op.arity, f"{op.arity} operands")
+        at = starts[op.arity] if len(starts) > op.arity else span
+        self.error("semantic", f"{op.mnemonic} takes {want} ({op.signature()}), got "
+                   f"{len(starts)}", at)
 
     def operands(self, op: Operation, node: Instruction) -> tuple[Arg, ...] | None:
         if op.mnemonic == "CMP":
@@ -315,7 +339,7 @@ class _Checker:
             what = f"the number {operand.text}"
         elif operand.kind == "string":
             what = f"the string {operand.text}"
-        elif word in isa.GOAL_WORDS or word == isa.POWER_WORD:
+        elif word in isa.VALUE_WORDS:
             what = f"'{operand.text}' (only CMP can read it)"
         else:
             what = f"'{operand.text}'"
@@ -325,10 +349,22 @@ class _Checker:
         return None
 
     def cmp_operands(self, node: Instruction) -> tuple[Arg, ...] | None:
+        groups = self.state_groups(node.operands)
+        if groups is None:
+            return None
+        cmp = isa.OPERATIONS["CMP"]
+        if len(groups) != cmp.arity:
+            self.arity_error(cmp, [operand.span for operand, _ in groups], node.span)
+            return None
+        words = [o.text.upper() for o, _ in groups if o.kind == "word"]
+        # A literal compared with a power amount (POWER, COST op) may have a half; one compared
+        # with a power amount or with a count of the game's (ROUND) is no register value, so
+        # the machine's width does not limit it.
+        power_compared = any(w == isa.POWER_WORD or w in isa.STATE_WORDS and
+                             isa.STATE_WORDS[w].power for w in words)
+        unlimited = power_compared or any(w in isa.STATE_WORDS for w in words)
         args: list[Arg] = []
-        power_compared = any(o.kind == "word" and o.text.upper() == isa.POWER_WORD
-                             for o in node.operands)
-        for operand in node.operands:
+        for operand, param in groups:
             word = operand.text.upper()
             if operand.kind == "number":
                 value = parse_number(operand.text)
@@ -340,10 +376,10 @@ class _Checker:
                                operand.span)
                     return None
                 if value % 2 and not power_compared:
-                    self.error("semantic", f"'{operand.text}' has a fraction; only POWER is "
-                               "compared with fractions", operand.span)
+                    self.error("semantic", f"'{operand.text}' has a fraction; only POWER and "
+                               "COST are compared with fractions", operand.span)
                     return None
-                if not power_compared:
+                if not unlimited:
                     self.width_checks.append((value // 2, operand.span, "number"))
                 args.append(Arg(ArgKind.NUMBER, value, operand.span, operand.text))
             elif operand.kind == "word" and word in isa.REGISTERS:
@@ -357,13 +393,84 @@ class _Checker:
                                 operand.span, word))
             elif operand.kind == "word" and word == isa.POWER_WORD:
                 args.append(Arg(ArgKind.POWER, 0, operand.span, word))
+            elif operand.kind == "word" and word in isa.STATE_WORDS:
+                state = self.state_operand(operand, param)
+                if state is None:
+                    return None
+                args.append(state)
             else:
                 hint = suggest(operand.text, isa.OPERAND_WORDS) if operand.kind == "word" \
                     else ""
-                self.error("semantic", "CMP compares registers, RAM, GOAL, POWER or numbers, "
-                           f"not '{operand.text}'{hint}", operand.span)
+                self.error("semantic", "CMP compares registers, RAM, GOAL, POWER, the game's "
+                           f"state or numbers, not '{operand.text}'{hint}", operand.span)
                 return None
         return tuple(args)
+
+    def state_groups(self, operands: Sequence[Operand]) \
+            -> list[tuple[Operand, Operand | None]] | None:
+        """CMP's operands, each game-state operand that takes a parameter paired with it
+        (`COST ROL`). The comma between operands may be left out (`CMP COST ROL POWER`), so
+        the word, not the comma, says where an operand ends."""
+        groups: list[tuple[Operand, Operand | None]] = []
+        rest = iter(operands)
+        for operand in rest:
+            row = isa.STATE_WORDS.get(operand.text.upper()) if operand.kind == "word" else None
+            if row is None or row.param is None:
+                groups.append((operand, None))
+                continue
+            param = next(rest, None)
+            if param is None:
+                self.error("semantic", f"{row.word} takes {_PARAM_WHAT[row.param]} after it, "
+                           f"as in {row.example}", operand.span)
+                return None
+            line = self.parsed.lines[operand.span.line - 1] \
+                if operand.span.line == param.span.line else ""
+            between = line[operand.span.column - 1 + operand.span.length:param.span.column - 1]
+            if "," in between:
+                self.error("semantic", f"{row.word} and its {_PARAM_NOUN[row.param]} are one "
+                           "operand: "
+                           f"write '{row.word} {param.text}' without a comma", param.span)
+                return None
+            groups.append((operand, param))
+        return groups
+
+    def state_operand(self, operand: Operand, param: Operand | None) -> Arg | None:
+        """A game-state operand (spec §3.1), its parameter checked."""
+        word = operand.text.upper()
+        row = isa.STATE_WORDS[word]
+        if param is None:
+            owner = int(word[len(row.word):]) if row.numbered else None
+            return Arg(ArgKind.STATE, 0, operand.span, word, (row.word, owner))
+        value = self.state_parameter(row, param)
+        if value is None:
+            return None
+        span = operand.span._replace(
+            length=param.span.column + param.span.length - operand.span.column)
+        return Arg(ArgKind.STATE, 0, span, f"{row.word} {value}", (row.word, value))
+
+    def state_parameter(self, row: isa.StateOperand, param: Operand) -> str | int | None:
+        """`SHOWN n`'s player, `COST op`'s operation, `ERROR x`'s register or operation."""
+        kind = row.param
+        assert kind is not None
+        text, upper = param.text, param.text.upper()
+        if kind is isa.StateParam.PLAYER:
+            value = parse_number(text) if param.kind == "number" else None
+            if value is not None and value % 2 == 0 and 1 <= value // 2 <= 4:
+                return value // 2
+        elif param.kind == "word" and upper in kind.choices():
+            return upper
+        if kind is isa.StateParam.ERRORABLE and param.kind == "word" and upper == "A":
+            message = "there is no ERROR A: register A cannot be disabled"
+        elif param.kind == "word" and upper in isa.OPERATIONS and kind is not \
+                isa.StateParam.PLAYER:
+            message = f"{row.word} takes {_PARAM_WHAT[kind]}; {upper} is control flow, " \
+                "which is free and never disabled"
+        else:
+            hint = suggest(text, kind.choices()) if param.kind == "word" and \
+                kind is not isa.StateParam.PLAYER else ""
+            message = f"{row.word} takes {_PARAM_WHAT[kind]}, not '{text}'{hint}"
+        self.error("semantic", message, param.span)
+        return None
 
     # -- directives ------------------------------------------------------------------------
 

@@ -61,7 +61,8 @@ def slot_words(slot: Slot, ctx: Context) -> list[Candidate]:
     if slot is Slot.VALUE:
         return (slot_words(Slot.REG, ctx) + slot_words(Slot.RAM, ctx)
                 + [Candidate(g, "a goal") for g in isa.GOAL_WORDS]
-                + [Candidate(isa.POWER_WORD, "power left")])
+                + [Candidate(isa.POWER_WORD, "power left")]
+                + [Candidate(w, s.summary) for w, s in isa.STATE_WORDS.items()])
     if slot is Slot.LABEL:
         return [Candidate(label, "label") for label in ctx.labels]
     return [Candidate(str(n), "player") for n in range(1, ctx.players + 1)]
@@ -76,8 +77,26 @@ def _kind(word: str) -> Slot | None:
     return None
 
 
+_PARAM_META = {**{r: "register" for r in isa.REGISTERS},
+               **{op.mnemonic: _op_meta(op) for op in isa.TABLE}}
+
+
 def operand_candidates(op: isa.Operation, before: list[str], ctx: Context) -> list[Candidate]:
     """What may stand at operand position len(before) of `op`, after the operands `before`."""
+    if op.mnemonic == "CMP":  # a game-state word and its parameter are one operand
+        grouped: list[str] = []
+        wanted: isa.StateParam | None = None
+        for w in before:
+            if wanted is None:
+                grouped.append(w)
+                row = isa.STATE_WORDS.get(w.upper())
+                wanted = row.param if row is not None else None
+            else:
+                grouped[-1] += " " + w
+                wanted = None
+        if wanted is not None:
+            return [Candidate(c, _PARAM_META.get(c, wanted.name.lower())) for c in wanted.choices()]
+        before = grouped
     index = len(before)
     slots: list[Slot] = []
     for form in op.forms:
@@ -172,6 +191,7 @@ def _meta_candidates(line: str, extra: Iterable[meta.Command]) -> tuple[list[Can
         words = [Candidate(t, s) for t, s in meta.TOPICS.items()]
         words += [Candidate(op.mnemonic, op.summary) for op in isa.TABLE]
         words += [Candidate(d.name, d.summary) for d in isa.DIRECTIVES.values()]
+        words += [Candidate(w, s.summary) for w, s in isa.STATE_WORDS.items()]
         words += [Candidate(c.name, c.summary) for c in commands]
         return _filter(words, arg.strip()), arg.strip()
     return [], arg

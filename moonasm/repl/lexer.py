@@ -39,7 +39,7 @@ THINK = Keyword.Pseudo.Think  # CMP, END, HACK: free statements
 DIRECTIVE = Keyword.Declaration
 REGISTER = Name.Builtin
 RAM = Name.Variable
-GAME_WORD = Name.Constant  # GOAL, GOALn, POWER
+GAME_WORD = Name.Constant  # GOAL, GOALn, POWER and the game-state operands (COST, ROUND…)
 LABEL = Name.Label
 WORD = Name.Attribute  # directive arguments such as `coop` or `copy`
 META = Keyword.Namespace  # REPL meta-commands such as :help
@@ -49,7 +49,7 @@ _JUMPS = frozenset(isa.JUMPS)
 _THINK = frozenset(op.mnemonic for op in isa.TABLE if not op.is_machine_op) - _JUMPS
 _REGISTERS = frozenset(isa.REGISTERS)
 _RAM = frozenset(isa.RAM_WORDS)
-_GAME_WORDS = frozenset(isa.GOAL_WORDS) | {isa.POWER_WORD}
+_GAME_WORDS = frozenset(isa.VALUE_WORDS)
 _ARGUMENT_WORDS = frozenset(w.upper() for w in (*isa.MODES, *isa.HACKERS))
 
 _TOKEN = re.compile(

@@ -45,6 +45,7 @@ TOPICS: dict[str, str] = {
     "power": "power, halves and turns",
     "hackers": "the four hacker cards",
     "flow": "CMP, jumps and labels: thinking costs no power",
+    "reading": "what CMP reads of the game: ROUND, SCORE, COST op, ERROR x, …",
     "keys": "keyboard shortcuts",
     "game": "playing a game at the REPL",
 }
@@ -120,6 +121,25 @@ def help_operation(op: isa.Operation, glyphs: Glyphs) -> Fragments:
     return out
 
 
+def help_state_operand(state: isa.StateOperand) -> Fragments:
+    out = _title(f"{state.form} — {state.summary}")
+    out += _row("read by", "CMP only; free, and never faults")
+    if state.param is not None:
+        out += _row(state.param.value, " ".join(state.param.choices()))
+    out += _row("example", state.example)
+    return out
+
+
+def _reading(glyphs: Glyphs) -> Fragments:
+    out = _title("Reading the game (CMP operands: free, and they never fault)")
+    for state in isa.STATE_OPERANDS:
+        out += _row(state.form, state.summary, 10)
+    return out + [("", (
+        "Each is a whole number, but COST, like POWER, is power and may be a half\n"
+        "(CMP COST OR, 0.5). SCOREn is player n's score; SCORE, TOKENS are your own.\n"
+        "  CMP COST ROL, POWER; JG skip   # skip ROL unless it is usable and affordable\n"))]
+
+
 def help_directives() -> Fragments:
     out = _title("Directives (in the sandbox, any of them at any time)")
     for d in isa.DIRECTIVES.values():
@@ -163,6 +183,9 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     op = isa.OPERATIONS.get(key.upper())
     if op is not None:
         return help_operation(op, glyphs)
+    state = isa.STATE_WORDS.get(key.upper())
+    if state is not None:
+        return help_state_operand(state)
     if low in TOPICS:  # a listed topic wins over a directive without its dot (power, .power)
         return _TOPIC_TEXT[low](glyphs)
     directive = isa.DIRECTIVES.get(low) or isa.DIRECTIVES.get("." + low)
@@ -172,7 +195,7 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     if command is not None:
         c = COMMANDS[command]
         return _title(f"{c.name} {c.args}".strip() + f" — {c.summary}")
-    words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES)
+    words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES) + list(isa.STATE_WORDS)
     match = difflib.get_close_matches(low, [w.lower() for w in words], n=1, cutoff=0.5)
     hint = f" (did you mean '{match[0]}'?)" if match else ""
     return f"no help on '{key}'{hint}; :help lists the topics"
@@ -258,6 +281,7 @@ _TOPIC_TEXT = {
     "power": _power,
     "hackers": _hackers,
     "flow": _flow,
+    "reading": _reading,
     "keys": _keys,
     "game": _game,
 }

@@ -441,6 +441,7 @@ class Session:
         following = to if to is not None else m.player % self.config.players + 1
         self._begin(following)
         self.turn_number += 1
+        m.round = self.turn_number  # ROUND in the sandbox, as in a script: the turns begun
         power = rd.halves(m.power, self.glyphs)
         return f"turn {self.turn_number}: player {following}, power {power}"
 

@@ -78,6 +78,8 @@ def compare_value(m: Machine, arg: Arg) -> float:
         return m.ram[m.player] * 2
     if kind is ArgKind.POWER:
         return m.power
+    if arg.state is not None:
+        return m.state_value(*arg.state)
     owner = arg.value or m.player
     goal = m.goal if owner == m.player else m.shown[owner]
     assert goal is not None

@@ -21,6 +21,43 @@ if TYPE_CHECKING:
 UNLIMITED = math.inf
 
 
+class _Unusable(float):
+    """The cost of an operation that cannot be used at all: infinite, and greater even than
+    unlimited power (`math.inf`), so `CMP COST ROL, POWER` / `JG skip` skips a disabled ROL
+    whatever the power. Equal only to itself. (Python asks a float subclass's reflected
+    comparison first, so `inf < UNUSABLE` holds too.)"""
+
+    def __new__(cls) -> _Unusable:
+        return super().__new__(cls, math.inf)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Unusable)
+
+    def __ne__(self, other: object) -> bool:
+        return not isinstance(other, _Unusable)
+
+    def __lt__(self, other: object) -> bool:
+        return False
+
+    def __le__(self, other: object) -> bool:
+        return isinstance(other, _Unusable)
+
+    def __gt__(self, other: object) -> bool:
+        return not isinstance(other, _Unusable)
+
+    def __ge__(self, other: object) -> bool:
+        return True
+
+    def __hash__(self) -> int:
+        return hash("unusable")
+
+    def __repr__(self) -> str:
+        return "UNUSABLE"
+
+
+UNUSABLE: float = _Unusable()
+
+
 class Fault(Exception):
     """A statement the rules refuse. It changes nothing; it ends the run or the turn."""
 
@@ -85,6 +122,14 @@ class Machine:
     shown: dict[int, int] = field(default_factory=dict)  # GOALn readable by everyone
     target: int | None = None  # A equal to this after an operation calls Hooks.solved
     cmp: int | None = None  # sign of the last CMP this turn
+    # The table as the game-state operands read it (spec §3.1); the game keeps these current,
+    # a script has the defaults (and `vm.script` counts its turns in `round`).
+    round: int = 1
+    deck: int = 0  # cards left in the deck
+    slot: int = 0  # cooperative: the active goal's slot, 0 when none
+    pending: int = 0  # cooperative: goals pending, the active one included
+    scores: list[int] = field(default_factory=lambda: [0] * 5)  # index = seat, 0 unused
+    hack_tokens: list[int] = field(default_factory=lambda: [0] * 5)  # index = seat
 
     @property
     def mask(self) -> int:
@@ -118,18 +163,22 @@ class Machine:
         self.regs[:] = regs
         self.ram[:] = ram
 
-    def charge(self, op: Operation) -> tuple[int, bool]:
-        """What `op` would cost the acting player now, in halves, and whether a free hacker
-        use pays for it. Raises PowerFault if it cannot be paid."""
+    def price(self, op: Operation) -> tuple[int, bool]:
+        """What one use of `op` costs the acting player now, in halves, and whether a free
+        hacker use pays for it; whether it is available, or affordable, is not asked."""
         hacker = self.hackers.get(self.player)
         if hacker is not None and self.free_uses and op.mnemonic in hacker.mnemonics \
                 and hacker.free_per_turn:
             return 0, True
-        cost = isa.cost_of(op, self.mode, hacker)
+        return isa.cost_of(op, self.mode, hacker), False
+
+    def charge(self, op: Operation) -> tuple[int, bool]:
+        """`price`, or a PowerFault if the acting player cannot pay it."""
+        cost, free = self.price(op)
         if cost > self.power:
             raise PowerFault(f"{op.mnemonic} costs {isa.format_halves(cost)} but only "
                              f"{isa.format_halves(self.power)} power is left this turn")
-        return cost, False
+        return cost, free
 
     def check_available(self, op: Operation) -> None:
         """Raise DisabledFault if the operation cannot be used now (ERROR card or extras)."""
@@ -145,3 +194,48 @@ class Machine:
     def use_token(self, op: Operation) -> None:
         if op.extra and self.extras == "tokens":
             self.tokens[self.player][op.mnemonic] -= 1
+
+    def state_value(self, word: str, param: str | int | None = None) -> float:
+        """A game-state operand's value as CMP compares it: in halves, like every CMP value.
+
+        `word` is a row of `isa.STATE_OPERANDS` (`"SCORE"`, `"COST"`); `param` is its player
+        (`SCOREn`, `SHOWN n`; None for the acting player's own SCORE), operation (`COST`) or
+        register/operation (`ERROR`). `COST` of an operation that cannot be used now is
+        `UNUSABLE`. Reading never faults and changes nothing."""
+        if word == "COST":
+            op = isa.OPERATIONS[str(param)]
+            try:
+                self.check_available(op)
+            except DisabledFault:
+                return UNUSABLE
+            return self.price(op)[0]
+        return 2 * self._state_count(word, param)
+
+    def _state_count(self, word: str, param: str | int | None) -> int:
+        if word == "BITS":
+            return self.bits
+        if word == "SEAT":
+            return self.player
+        if word == "PLAYERS":
+            return self.players
+        if word == "VERSUS":
+            return int(self.mode == "versus")
+        if word == "ROUND":
+            return self.round
+        if word == "DECK":
+            return self.deck
+        if word == "SLOT":
+            return self.slot
+        if word == "PENDING":
+            return self.pending
+        if word == "SCORE":
+            return self.scores[self.player if param is None else int(param)]
+        if word == "TOKENS":
+            return self.hack_tokens[self.player]
+        if word == "SHOWN":  # exactly when reading GOALn would not fault
+            assert isinstance(param, int)
+            owner = param
+            return int(self.goal is not None if owner == self.player else owner in self.shown)
+        if word == "ERROR":
+            return int(param in self.disabled)
+        raise ValueError(f"{word} is not a game-state operand")

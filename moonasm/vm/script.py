@@ -28,6 +28,8 @@ def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
     if config.goal is not None:
         m.goal = m.target = config.goal
         m.shown = {n: config.goal for n in range(1, config.players + 1)}
+        if config.mode == "coop":  # the goal is the one goal card, pending in slot 1
+            m.slot = m.pending = 1
     power = UNLIMITED if config.power is None else config.power
     reached = False
 
@@ -35,6 +37,8 @@ def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
         nonlocal reached
         reached = True
         m.target = None  # reached once is reached: stop watching
+        m.scores[m.player] += 1  # as a game scores a goal card for the player who solves it
+        m.slot = m.pending = 0
         return True
 
     def hack(player: int) -> None:
@@ -44,7 +48,8 @@ def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
 
     hooks = Hooks(solved=solved, hack=hack, trace=trace)
     steps = 0
-    for turn in program.turns:
+    for number, turn in enumerate(program.turns, 1):
+        m.round = number  # ROUND: the turns begun so far
         m.begin_turn(turn.player, power)
         outcome = run_turn(m, turn, hooks, max_steps)
         steps += outcome.steps
