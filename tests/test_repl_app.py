@@ -72,12 +72,35 @@ def test_history_path_honours_xdg(monkeypatch: object, tmp_path: Path) -> None:
 
 
 def test_piped_function() -> None:
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     s = Session(render.DIGITS)
-    rc = piped(s, io.BytesIO(b"INC A\r\n:state\n\xff\nMOVE A\n:quit\nINC A\n"), out)
-    assert rc == 0 and s.machine.regs[0] == 1
+    rc = piped(s, io.BytesIO(b"INC A\r\n:state\n\xff\nMOVE A\n:quit\nINC A\n"), out, err)
+    assert rc == 3 and s.machine.regs[0] == 1  # 3: an input was invalid
     text = out.getvalue()
-    assert "was 0" in text and "did you mean 'MOV'" in text and "\x1b" not in text
+    assert "was 0" in text and "\x1b" not in text
+    assert "did you mean" not in text  # problems go to standard error...
+    assert err.getvalue().splitlines() == [  # ...numbered by the line of the input
+        "<stdin>:3:1: error: invalid UTF-8 byte 0xFF", "    3 | \\xff", "      | ^~~~",
+        "nothing was run",
+        "<stdin>:4:1: error: unknown operation 'MOVE' (did you mean 'MOV'?)",
+        "    4 | MOVE A", "      | ^~~~", "nothing was run"]
+
+
+def test_piped_status_is_that_of_the_first_input_that_failed() -> None:
+    def status(text: bytes) -> tuple[int, str]:
+        err = io.StringIO()
+        return piped(Session(render.DIGITS), io.BytesIO(text), io.StringIO(), err), \
+            err.getvalue()
+
+    assert status(b"INC A\n:state\n:help INC\n") == (0, "")
+    rc, err = status(b".power 1\n\nNOT A; INC A\nMOVE\n")
+    assert rc == 4  # the fault came first
+    assert err.startswith("<stdin>:3:8: power fault: INC costs 2")
+    assert "    3 | NOT A; INC A\n      |        ^~~\n" in err
+    assert "<stdin>:4:1: error: unknown operation 'MOVE'" in err
+    assert status(b":undo\n.power 1\nINC A\n")[0] == 3  # a :command that cannot be done
+    assert status(b":load /no/such/file.masm\n")[0] == 3
+    assert status(b":nope\n")[0] == 3
 
 
 def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -91,13 +114,29 @@ def test_pipe_subprocess(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "moonasm", "repl"],
                           input=b"INC A\n:state\n:stat\n", capture_output=True, timeout=60,
                           env=_env(tmp_path, NO_COLOR="1"))
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 3
     text = proc.stdout.decode()
     assert "\x1b[" not in text
     assert "   A   0  0  0  1*  1   was 0" in text
     assert "1 statement to undo" in text
-    assert "did you mean" in text
+    assert proc.stderr.decode() == ("unknown command ':stat' (did you mean ':state'?); :help "
+                                    "commands lists them\n")
     assert not (tmp_path / "state" / "moonasm" / "history").exists()
+
+
+def test_sandbox_options_are_honoured_or_refused(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", "--bits", "8", "--mode",
+                           "versus"], input=b":state\n", capture_output=True, timeout=60,
+                          env=_env(tmp_path, NO_COLOR="1"))
+    assert proc.returncode == 0, proc.stderr
+    assert "8 bits, versus costs, 1 player" in proc.stdout.decode()
+    assert " 128 " in proc.stdout.decode()  # the lamps' column values go up to 128
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "repl", "--seed", "3",
+                           "--events"], input=b"", capture_output=True, timeout=60,
+                          env=_env(tmp_path))
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert proc.stderr.decode().startswith("moonasm: error: --events, --seed make sense only "
+                                           "in a game: give the SEATs")
 
 
 def test_tab_completes_and_enter_runs() -> None:

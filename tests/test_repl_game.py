@@ -76,19 +76,58 @@ def test_undo_in_a_game_refunds_power_and_goes_back_to_the_turn_start() -> None:
     assert not g.feed(":undo").ok
 
 
-def test_undo_takes_back_a_solved_goal() -> None:
+def test_undo_never_reaches_back_past_a_solved_goal_or_a_drawn_card() -> None:
     g = game("versus", seed=3)
     g.greeting()
     goal = g.game.active_goal
     assert goal is not None
     g.machine.regs[0] = (goal - 1) & 15  # one INC from the goal
     g.turn_start = g.game.snapshot()
+    g.feed("NOT B")
     r = g.feed("INC A")
     assert "solved" in r.text and g.game.scores[1] == 1
+    drawn = g.game.goal_of(1)
+    r = g.feed(":undo")  # taking INC A back would put the drawn card back in the deck
+    assert r.status == 3
+    assert "cannot take back INC A: a goal was solved and a card was drawn after it" in r.text
+    assert g.game.scores[1] == 1 and g.game.goal_of(1) == drawn
+    assert g.machine.regs[0] == goal
+    g.feed("NOT C")  # what comes after the solve may still be taken back
     r = g.feed(":undo")
-    assert "pending again" in r.text, r.text
-    assert g.game.scores[1] == 0 and g.game.goal_of(1) == goal
-    assert g.machine.regs[0] == (goal - 1) & 15
+    assert r.ok and "took back NOT C" in r.text
+    assert g.machine.regs[2] == 0 and g.game.goal_of(1) == drawn and g.game.scores[1] == 1
+    assert not g.feed(":undo").ok  # NOT B is before the solve: out of reach too
+
+
+def test_undo_stops_at_a_goal_solved_in_coop() -> None:
+    g = game("coop", seed=1)
+    g.greeting()
+    g.feed(":end")  # round 2: two goals pending, so a solve leaves the turn open
+    assert [p.goal for p in g.game.pending_goals] == [8, 6] and g.game.seat == 1
+    assert g.machine.regs[0] == 2
+    r = g.feed("ROL A; ROL A; NOT B")  # 2 -> 4 -> 8 solves the first goal
+    assert "solved 1000" in r.text and g.game.turn_open and g.game.active_goal == 6
+    assert "took back NOT B" in g.feed(":undo").text
+    r = g.feed(":undo")
+    assert not r.ok and "cannot take back ROL A: a goal was solved after it" in r.text
+    assert g.game.active_goal == 6 and g.machine.regs[0] == 8
+
+
+def test_a_refused_operation_keeps_the_turn_is_counted_and_changes_nothing() -> None:
+    g = game(seed=3)
+    g.greeting()
+    g.feed("INC B")  # 2 of 4 power left
+    before = list(g.machine.regs), g.machine.power, g.game.seat
+    r = g.feed("INC C; INC D; NOT A")
+    assert r.status == 4
+    assert "INC D was refused and changed nothing; the 1 operation before it ran; the rest " \
+        "of the input was not run." in r.text
+    assert g.machine.regs[2] == before[0][2] + 1 and g.machine.regs[3] == before[0][3]
+    assert g.machine.power == 0 and g.game.seat == before[2]  # still this player's turn
+    assert g.game.faults[1] == 1
+    assert "h1 (human, novice): 0 solved, 1 faults" in g.feed(":state").text
+    r = g.feed("NOT A")  # refused again, and again the turn stays
+    assert r.status == 4 and g.game.faults[1] == 2 and g.game.turn_open
 
 
 def test_versus_hides_goals_and_pauses_between_humans() -> None:
@@ -104,11 +143,16 @@ def test_versus_hides_goals_and_pauses_between_humans() -> None:
     assert f"({goal1})" in render.plain(g.toolbar())
     r = g.feed(":end")
     assert g.game.seat == 2
-    assert g.pending_pause() and "player 2" in render.plain([("", "player 2")])
+    assert g.pending_pause() == ["Pass the keyboard to player 2 (h2), then press Enter (the "
+                                 "others look away)."]
     header = render.plain(g.resume())
     assert "player 2 (h2)" in header
-    assert f"your goal {render.bits_text(g.game.goal_of(2) or 0, 4)}" in render.plain(
-        g.toolbar())
+    goal2 = g.game.goal_of(2)
+    assert goal2 is not None
+    # the toolbar shows player 2's own goal, and nothing of player 1's
+    assert render.plain(g.toolbar()) == (
+        f" round 1 │ player 2 h2 │ power 4 of 4 │ your goal {goal2:04b} ({goal2}) │"
+        f" score 1:0 2:0 3:0 │ cards {g.game.deck_left} │")
     r = g.feed(":end")
     assert "counter" in r.text  # the bot played
     assert g.game.seat == 1 and g.pending_pause()
@@ -121,11 +165,10 @@ def test_single_human_versus_needs_no_pause() -> None:
     assert "HACK" not in render.plain(g.toolbar())
 
 
-def test_save_is_refused_and_reset_restarts() -> None:
+def test_reset_restarts_the_same_deal() -> None:
     g = game(seed=9)
     g.greeting()
     start = g.game.round, list(g.machine.regs)
-    assert not g.feed(":save x.masm").ok
     g.feed("NOT A")
     r = g.feed(":reset")
     assert "same deal" in r.text and (g.game.round, list(g.machine.regs)) == start
@@ -173,3 +216,31 @@ def test_invalid_seats(tmp_path: Path) -> None:
                           stdin=subprocess.DEVNULL, capture_output=True, timeout=60,
                           env=_env(tmp_path))
     assert proc.returncode == 2 and b"cannot read" in proc.stderr
+
+
+def test_save_writes_the_inputs_that_replay_the_game(tmp_path: Path) -> None:
+    counter = ROOT / "examples" / "bots" / "counter.masm"
+    g = GameSession(GameOptions(mode="versus", seed=12),
+                    [Seat("human", "ann"), Seat("bot", "counter", bot(counter.read_text()),
+                                                str(counter))], render.DIGITS, cwd=tmp_path)
+    g.greeting()
+    g.feed("INC A  # a comment\nROL A")
+    g.feed("MOVE A")  # refused by the checker: not part of the game
+    g.feed("INC B; INC B; INC B")  # a fault: counted, so it is part of the game
+    g.feed(":undo")
+    g.feed(":end")
+    g.feed("l: NOT C\nEND")
+    r = g.feed(":save moves.txt")
+    assert r.ok and "saved the 5 inputs typed so far to 'moves.txt'" in r.text
+    saved = (tmp_path / "moves.txt").read_text()
+    assert saved.splitlines()[2:] == ["INC A; ROL A", "INC B; INC B; INC B", ":undo", ":end",
+                                      "l: NOT C; END"]
+    command = saved.splitlines()[1].removeprefix("#   ").split(" < ")[0].split()
+    assert command[:2] == ["moonasm", "repl"] and "--seed" in command and "12" in command
+    proc = subprocess.run([sys.executable, "-m", "moonasm", *command[1:]],
+                          input=(saved + ":state\n").encode(), capture_output=True,
+                          timeout=120, env=_env(tmp_path))
+    assert proc.returncode == 4, proc.stderr  # the refused INC B decides the status
+    state = g.feed(":state").text
+    assert "ann (human, novice): 0 solved, 1 faults" in state
+    assert state in proc.stdout.decode()  # the same registers, scores, faults, round

@@ -97,8 +97,10 @@ def test_faults_explained_with_statement(s: Session) -> None:
     r = s.feed("NOT A; INC A")
     assert not r.ok
     assert "power fault" in r.text and "INC costs 2" in r.text
+    assert "input:1:8: power fault: INC costs 2" in r.text  # the refused statement's place
     assert "NOT A; INC A" in r.text and "^~~" in r.text
-    assert "Nothing changed" in r.text
+    assert "INC A was refused and changed nothing; the 1 operation before it ran." in r.text
+    assert "Nothing changed" not in r.text
     assert regs(s)[0] == 15  # NOT ran, INC did not
     r = s.feed("MOV A, RAM2")
     assert "protection fault" in r.text
@@ -267,3 +269,32 @@ def test_halves_and_glyphs() -> None:
     assert render.halves(1) == "½" and render.halves(5) == "2½" and render.halves(4) == "2"
     assert render.glyphs_for("ascii", True).on == "1"
     assert render.glyphs_for("utf-8", True).on == "●"
+
+
+def test_a_refusal_shows_what_ran_before_it_and_what_did_not_run(s: Session) -> None:
+    s.feed(".power 1.5")
+    r = s.feed("NOT A; ROL A; INC B")
+    assert r.status == 4 and r.ran
+    assert "ROL A was refused and changed nothing; the 1 operation before it ran; the rest " \
+        "of the input was not run." in r.text
+    row = next(line for line in r.text.splitlines() if line.strip().startswith("A "))
+    assert "15   was 0" in row  # NOT's change is shown
+    assert regs(s) == [15, 0, 0, 0] and s.machine.power == 1
+    assert "refused  1 statement refused at run time" in s.feed(":state").text
+    r = s.feed("ROL A")  # the turn goes on: the player may still use the ½ left
+    assert "ROL A was refused and changed nothing." in r.text
+    assert "operation before it ran" not in r.text
+    assert s.feed("OR A, B").ok and s.machine.power == 0
+    assert "refused  2 statements" in s.feed(":state").text
+
+
+def test_sandbox_starts_with_the_width_and_costs_asked_for() -> None:
+    s = Session(render.DIGITS, bits=8, mode="versus")
+    assert s.machine.bits == 8 and s.machine.mode == "versus"
+    assert "8 bits, versus costs" in s.feed(":state").text
+    s.feed(".power 1; MOV B, A; MOV C, A")  # MOV costs ½ in versus
+    assert s.machine.power == 0
+    s.feed(".bits 4")
+    r = s.feed(":reset")
+    assert "8 bits, 1 player, unlimited power, versus costs" in r.text
+    assert s.machine.bits == 8 and s.config.mode == "versus"

@@ -1,15 +1,16 @@
 """Explore MOON interactively, or play a game at one keyboard.
 
-With no SEAT, a sandbox: 4 bits, one player, unlimited power, every operation available;
-directives such as `.bits 6`, `.power 3` or `.hacker 1, copy` change it at any time. With
-SEATs, a game: each SEAT is `human` or `human:NAME` (typed at the keyboard) or a bot file
-(plays itself).
+With no SEAT, a sandbox: 4 bits (--bits), coop costs (--mode), one player, unlimited power,
+every operation available; directives such as `.bits 6`, `.power 3` or `.hacker 1, copy`
+change it at any time. With SEATs, a game: each SEAT is `human` or `human:NAME` (typed at the
+keyboard) or a bot file (plays itself).
 
 In a terminal: highlighting, completion (Tab), history (kept in
 $XDG_STATE_HOME/moonasm/history), validation while typing, and a toolbar. Through a pipe, one
-input a line and plain results: printf 'INC A\\n:state\\n' | moonasm repl
-Type :help for help; :quit or Ctrl-D leaves (exit status 0).
-"""
+input a line, results on standard output and problems on standard error as <stdin>:LINE:COL:
+printf 'INC A\\n:state\\n' | moonasm repl
+Type :help for help; :quit or Ctrl-D leaves. Exit status 0; through a pipe, that of the first
+input that failed: 3 refused (invalid, or a :command that could not be done), 4 a fault."""
 
 from __future__ import annotations
 
@@ -32,16 +33,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
                    help="a seat's hacker: addition|copy|rotation|logic (repeatable)")
     p.add_argument("--events", action="store_true", help="shuffle the event cards in")
-    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
-                   help="extra operations (default off)")
+    p.add_argument("--extras", choices=("off", "tokens", "on"), default=None,
+                   help="extra operations in a game (default off)")
     p.add_argument("--seed", type=int, metavar="S", default=None,
                    help="shuffle seed (default: chosen and shown)")
-    p.add_argument("--max-rounds", type=parse_positive, metavar="N", default=100,
+    p.add_argument("--max-rounds", type=parse_positive, metavar="N", default=None,
                    help="end the game after N rounds (default 100)")
     p.add_argument("--no-history", action="store_true",
                    help="do not read or write the history file")
     p.add_argument("--plain", action="store_true",
                    help="plain line-by-line mode even on a terminal")
+
+
+def _game_only_options(args: argparse.Namespace) -> list[str]:
+    """The options given that only a game uses (the sandbox honours --bits and --mode)."""
+    given = [("--level", bool(args.level)), ("--hacker", bool(args.hacker)),
+             ("--events", args.events), ("--extras", args.extras is not None),
+             ("--seed", args.seed is not None), ("--max-rounds", args.max_rounds is not None)]
+    return [name for name, present in given if present]
 
 
 def main(args: argparse.Namespace) -> int:
@@ -62,7 +71,13 @@ def main(args: argparse.Namespace) -> int:
         except BotsInvalid:
             return 3
     else:
-        session = Session(glyphs)
+        game_only = _game_only_options(args)
+        if game_only:
+            verb = "makes" if len(game_only) == 1 else "make"
+            return fail_usage(f"{', '.join(game_only)} {verb} sense only in a game: give the "
+                              "SEATs (e.g. 'human examples/bots/counter.masm'); the sandbox "
+                              "takes --bits and --mode")
+        session = Session(glyphs, bits=args.bits, mode=args.mode)
     if interactive:
         from moonasm.repl.app import history_path
         from moonasm.repl.app import interactive as loop

@@ -22,10 +22,11 @@ from prompt_toolkit.output import ColorDepth, Output
 from prompt_toolkit.shortcuts import CompleteStyle
 
 from moonasm.repl import keys
+from moonasm.repl import render as rd
 from moonasm.repl.completer import MoonCompleter
 from moonasm.repl.lexer import MoonAsmLexer
 from moonasm.repl.render import Fragments
-from moonasm.repl.session import Reply, Session
+from moonasm.repl.session import Reply, Session, Source
 from moonasm.repl.toolbar import STYLE, prompt_text, toolbar_text
 from moonasm.repl.validator import MoonValidator
 
@@ -108,12 +109,18 @@ def interactive(session: Session, history: Path | None, *, input: Input | None =
     """The terminal REPL. Returns the exit status: 0 after :quit or Ctrl-D."""
     hist, warning = open_history(history)
     prompt = make_prompt(session, hist, input=input, output=output)
-    show([("class:help.title", BANNER)] + session.greeting(), output)
+    last: Fragments = [("class:help.title", BANNER)] + session.greeting()
+    show(last, output)
     if warning:
         show([("class:error", warning + "\n")], output)
     pause_prompt: PromptSession[str] = PromptSession(input=input, output=output)
     while not session.finished:
         for pause in session.pending_pause():
+            # Nothing the previous player saw may stay on screen or in the scroll-back (spec
+            # §4.3): wipe both, show again what the last input did (public: the inputs that
+            # end a turn reveal no goal), and only then ask for the keyboard to be passed.
+            wipe(prompt.app.output)
+            show(last, output)
             try:
                 pause_prompt.prompt(FormattedText([("class:pause", pause), ("", " ")]),
                                     style=STYLE)
@@ -121,10 +128,6 @@ def interactive(session: Session, history: Path | None, *, input: Input | None =
                 pass
             except EOFError:
                 return 0
-            screen = prompt.app.output
-            screen.erase_screen()
-            screen.cursor_goto(0, 0)
-            screen.flush()
             show(session.resume(), output)
         try:
             text = prompt.prompt()
@@ -134,35 +137,57 @@ def interactive(session: Session, history: Path | None, *, input: Input | None =
             break
         reply = session.feed(text)
         show(reply, output)
+        last = reply.fragments
         if reply.quit:
             break
     return 0
 
 
-def piped(session: Session, stream: IO[bytes] | None = None,
-          out: IO[str] | None = None) -> int:
-    """Read inputs a line at a time from a pipe and print plain results."""
+def wipe(screen: Output) -> None:
+    """Clear the screen and the terminal's scroll-back (CSI 3 J, understood by xterm, tmux,
+    VTE, iTerm2 and the Windows terminal), the cursor home."""
+    screen.erase_screen()
+    screen.write_raw("\x1b[3J")
+    screen.cursor_goto(0, 0)
+    screen.flush()
+
+
+PIPE_NAME = "<stdin>"  # how diagnostics name piped input, as compilers do
+
+
+def piped(session: Session, stream: IO[bytes] | None = None, out: IO[str] | None = None,
+          err: IO[str] | None = None) -> int:
+    """Read inputs a line at a time from a pipe and print plain results: what ran on `out`,
+    what went wrong on `err`, as `<stdin>:LINE:COLUMN`. Returns the exit status: 0 when every
+    input was fine, else that of the first input that failed (3 refused, 4 a fault)."""
     from moonasm.lang.parse import decode
 
     source = stream if stream is not None else sys.stdin.buffer
     sink = out if out is not None else sys.stdout
+    errors = err if err is not None else sys.stderr
 
-    def emit(text: str) -> None:
+    def emit(text: str, to: IO[str] = sink) -> None:
         if text:
-            sink.write(text)
-            sink.flush()
+            to.write(text)
+            to.flush()
 
-    emit("".join(t for _, t in session.greeting(interactive=False)))
+    emit(rd.plain(session.greeting(interactive=False)))
+    status = 0
+    number = 0
     while not session.finished:
         for pause in session.pending_pause():
             emit(pause + "\n")
-            emit("".join(t for _, t in session.resume()))
+            emit(rd.plain(session.resume()))
         raw = source.readline()
         if not raw:
             break
+        number += 1
         text = decode(raw).rstrip("\r\n")
-        reply = session.feed(text)
-        emit(reply.text)
+        reply = session.feed(text, Source(PIPE_NAME, number))
+        shown, problems = reply.streams()
+        emit(shown)
+        emit(problems, errors)
+        status = status or reply.status
         if reply.quit:
             break
-    return 0
+    return status

@@ -17,18 +17,30 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.game.engine import Game, GameOptions
-from moonasm.game.events import GameEvent
+from moonasm.game.events import Draw, GameEvent, Solved
 from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
 from moonasm.lang.parse import parse
 from moonasm.repl import meta
 from moonasm.repl import render as rd
 from moonasm.repl.render import Fragments, Glyphs
-from moonasm.repl.session import MAX_INPUT, Problem, Reply, SandboxConfig, Session, offset
+from moonasm.repl.session import (
+    INVALID,
+    MAX_INPUT,
+    Problem,
+    Reply,
+    SandboxConfig,
+    Session,
+    Source,
+    offset,
+    one_line,
+    report_fault,
+)
 
 SHOWN_STEPS = 60  # a bot's operations shown per turn; the rest, and its thinking, counted
 
@@ -48,10 +60,11 @@ class Seat:
 class GameSession(Session):
     """One game at one keyboard."""
 
-    def __init__(self, options: GameOptions, seats: list[Seat], glyphs: Glyphs = rd.LAMPS):
+    def __init__(self, options: GameOptions, seats: list[Seat], glyphs: Glyphs = rd.LAMPS, *,
+                 cwd: Path | None = None):
         self.options = options
         self.seats = seats
-        super().__init__(glyphs)
+        super().__init__(glyphs, cwd=cwd)
 
     # -- setting up --------------------------------------------------------------------------
 
@@ -63,6 +76,8 @@ class GameSession(Session):
         self.bot_steps = self.bot_thinking = 0
         self.turn_start: object | None = None
         self.done: list[Stmt] = []  # operations (and HACKs) run this turn, for :undo
+        self.barrier, self.barrier_why = 0, ""  # :undo stops at done[barrier - 1]
+        self.moves: list[str] = []  # the inputs that played, for :save
         self.log = []
         self.turn_number = 1
         self.journal = []
@@ -138,6 +153,7 @@ class GameSession(Session):
             self.last_human = seat
             self.turn_start = game.snapshot()
             self.done = []
+            self.barrier = 0
             return
 
     def _turn_header(self) -> Fragments:
@@ -169,11 +185,16 @@ class GameSession(Session):
         self.game.end_turn()
         self.turn_start = None
         self.done = []
+        self.barrier = 0
         self._advance()
 
     # -- events -----------------------------------------------------------------------------
 
     def _on_event(self, event: GameEvent) -> None:
+        if isinstance(event, Solved):  # after the statement that solved it was recorded
+            self._barrier("a goal was solved", len(self.done))
+        elif isinstance(event, Draw):
+            self._barrier("a card was drawn", len(self.done))
         handler = getattr(self, "_ev_" + event.EVENT, None)
         if handler is not None:
             self.out += handler(event.to_json())
@@ -390,37 +411,38 @@ class GameSession(Session):
 
     def _not_your_turn(self) -> Reply | None:
         if self.game.finished:
-            return Reply([("class:error", "the game is over: :reset plays the same deal "
-                           "again, :quit leaves\n")], ok=False)
+            return Reply.refused("the game is over: :reset plays the same deal again, :quit "
+                                 "leaves")
         return None
 
-    def run_source(self, text: str, where: str) -> Reply:
+    def run_source(self, text: str, where: Source) -> Reply:
         reply = Reply()
         refused = self._not_your_turn()
         if refused is not None:
             return refused
         if len(text) > MAX_INPUT:
-            return Reply([("class:error", self._too_long(len(text)) + "\n")], ok=False)
+            return Reply.refused(self._too_long(len(text)))
         program, errors, lines = self._check(text)
         if program is None:
-            reply.ok = False
-            reply.add(rd.diagnostics(errors, lines, where))
-            reply.add("nothing was run\n", "class:explain")
+            reply.fail(INVALID, rd.diagnostics(errors, lines, where.name, where.first_line))
+            reply.add("nothing was run\n", "class:explain", problem=True)
             return reply
         _, before = self._rows()
         ended = [False]
+        done = len(self.done)
 
         def trace(stmt: Stmt, cost: int, m: Any) -> None:
-            if stmt.op.is_machine_op or stmt.op.mnemonic == "HACK":
-                self.done.append(stmt)
-            elif stmt.op.mnemonic == "END":
+            self._record(stmt, cost, m)
+            if stmt.op.mnemonic == "END":
                 ended[0] = True
 
-        outcome = self.game.run(program.turns[0], trace)
+        turn = program.turns[0]
+        self.moves.append(one_line(text))
+        outcome = self.game.run(turn, trace)
         reply.ran = True
         reply.add(self._flush())
-        if outcome.fault is not None:
-            self._report_fault(outcome.fault, lines, where, reply)
+        if outcome.fault is not None:  # the human keeps the turn (spec §4.2)
+            report_fault(outcome.fault, turn, len(self.done) - done, lines, where, reply)
         reply.add(self.cpu(before))
         if self.game.finished or self.machine.target is None or ended[0]:
             why = "END" if ended[0] and not self.game.finished else "the turn is over"
@@ -438,6 +460,7 @@ class GameSession(Session):
         refused = self._not_your_turn()
         if refused is not None:
             return refused
+        self.moves.append(":end")
         reply = Reply()
         self._end_and_advance()
         reply.add(self._flush())
@@ -448,12 +471,15 @@ class GameSession(Session):
         if refused is not None:
             return refused
         if not self.done or self.turn_start is None:
-            return Reply([("class:error", "nothing to undo: this is the start of the turn\n")],
-                         ok=False)
+            return Reply.refused("nothing to undo: this is the start of the turn")
+        if len(self.done) <= self.barrier:
+            return Reply.refused(
+                f"cannot take back {self.done[-1].text}: {self.barrier_why} after it, and "
+                ":undo never reaches back past that (no one may see a card before drawing "
+                "it)")
         game = self.game
         _, before = self._rows()
         power = self.machine.power
-        score = game.scores[game.seat]
         undone = self.done[-1]
         replay = self.done[:-1]
         faults = dict(game.faults)
@@ -467,13 +493,12 @@ class GameSession(Session):
                 game.run(Turn(game.seat, tuple(replay)), self._record)
             finally:
                 game.on_event = sink
+        self.moves.append(":undo")
         reply = Reply(ran=True)
         text = f"took back {undone.text}"
         refund = self.machine.power - power
         if refund > 0:
             text += f"; {rd.halves(refund, self.glyphs)} power refunded"
-        if game.scores[game.seat] < score:
-            text += "; the goal it solved is pending again"
         reply.add(text + f" ({len(self.done)} more to undo)\n", "class:note")
         reply.add(self.cpu(before))
         return reply
@@ -481,6 +506,17 @@ class GameSession(Session):
     def _record(self, stmt: Stmt, cost: int, m: Any) -> None:
         if stmt.op.is_machine_op or stmt.op.mnemonic == "HACK":
             self.done.append(stmt)
+        if stmt.op.mnemonic == "HACK":  # a goal was shown: no taking the token back
+            self._barrier("a goal was shown by HACK", len(self.done))
+
+    def _barrier(self, why: str, done: int) -> None:
+        """:undo may not take back the first `done` statements of the turn (spec §4.3)."""
+        if self.turn_start is None or done < self.barrier:
+            return
+        if done > self.barrier:
+            self.barrier, self.barrier_why = done, why
+        elif why not in self.barrier_why:
+            self.barrier_why += " and " + why
 
     def cmd_reset(self, arg: str) -> Reply:
         self.reset()
@@ -489,9 +525,41 @@ class GameSession(Session):
         reply.add(self.greeting())
         return reply
 
+    def command_line(self) -> str:
+        """The `moonasm repl` command that deals this game again."""
+        import shlex
+
+        o = self.options
+        words = ["moonasm", "repl"]
+        for player in self.seats:
+            words.append(f"human:{player.name}" if player.human else str(player.file))
+        words += ["--mode", o.mode, "--bits", str(o.bits)]
+        for seat in range(1, len(self.seats) + 1):
+            words += ["--level", f"{seat}={o.level(seat)}"]
+        for number, kind in sorted(o.hackers.items()):
+            words += ["--hacker", f"{number}={kind}"]
+        if o.events:
+            words.append("--events")
+        words += ["--extras", o.extras, "--max-rounds", str(o.max_rounds),
+                  "--seed", str(o.seed)]
+        return shlex.join(words)
+
     def cmd_save(self, arg: str) -> Reply:
-        return Reply([("class:error", f":save writes sandbox sessions; this game is replayed "
-                       f"by its seed (--seed {self.options.seed})\n")], ok=False)
+        """The humans' inputs so far, one a line: piped into the same game, they play it
+        again exactly (the seed deals the cards; the bots play themselves)."""
+        if not arg:
+            return Reply.refused("usage: :save FILE")
+        path = self._path(arg)
+        command = self.command_line()
+        text = ("# the inputs typed in a moonasm repl game; to play them again:\n"
+                f"#   {command} < {arg}\n" + "".join(m + "\n" for m in self.moves))
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            return Reply.refused(f"cannot save '{arg}': {e.strerror or e}")
+        return Reply([("class:note", f"saved the {len(self.moves)} inputs typed so far to "
+                       f"'{arg}'; `{command} < {arg}` plays the game again up to here "
+                       "(the seed alone deals the cards, not the moves)\n")])
 
 
 def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
@@ -499,7 +567,6 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
     the bots' diagnostics."""
     import random
     import sys
-    from pathlib import Path
 
     from moonasm.cli.common import UsageError, print_diagnostics
     from moonasm.cli.play_cmd import _hackers, _levels
@@ -533,7 +600,8 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
     options = GameOptions(mode=args.mode, bits=args.bits,
                           levels=_levels(args.level, players),
                           hackers=_hackers(args.hacker, players), events=args.events,
-                          extras=args.extras, seed=seed, max_rounds=args.max_rounds)
+                          extras=args.extras or "off", seed=seed,
+                          max_rounds=args.max_rounds or 100)
     problems = options.problems(players)
     if problems:
         raise UsageError("; ".join(problems))

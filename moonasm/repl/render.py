@@ -106,35 +106,58 @@ def power_line(left: float, per_turn: float, glyphs: Glyphs) -> Fragments:
 
 # What each kind of fault means, in words, for someone learning the game.
 FAULT_WORDS = {
-    "power": "not enough power left this turn. Nothing changed. Type :end to end the turn "
-             "(power is refilled), or choose cheaper operations.",
-    "protection": "that belongs to someone else. Each player may read and write only their own "
+    "power": "Not enough power left this turn: type :end to end the turn (power is refilled), "
+             "or choose cheaper operations.",
+    "protection": "That belongs to someone else. Each player may read and write only their own "
                   "RAM module, and another player's goal only once it has been shown.",
-    "disabled": "that cannot be used now. An ERROR card (or .disable) switched it off until an "
+    "disabled": "That cannot be used now. An ERROR card (or .disable) switched it off until an "
                 "OK card repairs it, or it is an extra operation not available in this game.",
-    "overload": "the turn ran too many steps: a loop that never ends? The computer raised the "
-                "1969 alarm and dropped the rest of the turn.",
+    "overload": "Too many steps: a loop that never ends? The computer raised the 1969 alarm "
+                "and stopped the input.",
 }
 
 
+def rendered(d: Diagnostic, lines: list[str] | None, where: str,
+             first_line: int = 1) -> tuple[str, list[str]]:
+    """A diagnostic's head line and its excerpt lines, numbered from `first_line`: the
+    input's line 1 is line `first_line` of what the user typed or piped."""
+    if first_line == 1:
+        head, *rest = d.render(where, lines).split("\n")
+        return head, rest
+    line = d.line + first_line - 1
+    head = Diagnostic(d.kind, d.message, d.span._replace(line=line)).render(where, None)
+    rest = d.render(where, lines).split("\n")[1:]
+    width = max(5, len(str(line)) + 1)
+    gutters = [str(line), ""]
+    rest = [f"{gutter:>{width}} | {text.split(' | ', 1)[1]}"
+            for gutter, text in zip(gutters, rest, strict=False)]
+    return head, rest
+
+
 def fault_message(kind: str, message: str, diagnostic: Diagnostic | None,
-                  lines: list[str] | None, where: str) -> Fragments:
-    """A fault explained in words, with the statement that caused it."""
-    out: Fragments = [("class:fault", f"{kind} fault: "), ("class:fault.message", message),
-                      ("", "\n")]
+                  lines: list[str] | None, where: str, first_line: int = 1,
+                  consequence: str = "") -> Fragments:
+    """A fault explained in words, with the statement that caused it and what became of the
+    input (`consequence`)."""
+    out: Fragments = []
+    rest: list[str] = []
     if diagnostic is not None:
-        rendered = diagnostic.render(where, lines).split("\n")[1:]
-        for line in rendered:
-            out.append(("class:diag.source", line + "\n"))
+        head, rest = rendered(diagnostic, lines, where, first_line)
+        out.append(("class:fault", head.split(": error: ", 1)[0] + ": "))
+    out += [("class:fault", f"{kind} fault: "), ("class:fault.message", message), ("", "\n")]
+    for line in rest:
+        out.append(("class:diag.source", line + "\n"))
+    if consequence:
+        out.append(("class:explain", consequence[0].upper() + consequence[1:] + ". "))
     out.append(("class:explain", FAULT_WORDS.get(kind, "") + "\n"))
     return out
 
 
 def diagnostics(diags: Sequence[Diagnostic], lines: list[str] | None,
-                where: str) -> Fragments:
+                where: str, first_line: int = 1) -> Fragments:
     out: Fragments = []
     for d in diags:
-        head, *rest = d.render(where, lines).split("\n")
+        head, rest = rendered(d, lines, where, first_line)
         out.append(("class:error", head + "\n"))
         for line in rest:
             out.append(("class:diag.source", line + "\n"))

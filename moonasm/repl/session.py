@@ -40,24 +40,58 @@ INPUT_NAME = "input"
 Snapshot = tuple[tuple[int, ...], tuple[int, ...], float, int, int]
 
 
+# Exit statuses of a piped session (spec §6): the first input that failed decides.
+INVALID = 3  # the input was refused before anything ran (syntax, check, a :command's misuse)
+FAULT = 4  # a statement was refused at run time (power, protection, disabled, overload)
+
+
 @dataclass
 class Reply:
-    """What one input produced: fragments to show, and what became of the session."""
+    """What one input produced: fragments to show, and what became of the session.
+
+    `status` is 0, or the spec §6 exit status of what went wrong. The fragments that report a
+    problem are also remembered, so that a pipe can send them to standard error."""
 
     fragments: Fragments = field(default_factory=list)
     quit: bool = False
-    ok: bool = True  # False when the input was refused or faulted
+    status: int = 0
     ran: bool = False  # statements ran (so the machine may have changed)
+    problem_at: set[int] = field(default_factory=set)  # indexes of problem fragments
+
+    @classmethod
+    def refused(cls, message: str, status: int = INVALID) -> Reply:
+        """A one-line refusal: nothing ran."""
+        reply = cls(status=status)
+        reply.add(message + "\n", "class:error", problem=True)
+        return reply
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 0
 
     @property
     def text(self) -> str:
         return rd.plain(self.fragments)
 
-    def add(self, fragments: Fragments | str, style: str = "") -> None:
+    def add(self, fragments: Fragments | str, style: str = "", *, problem: bool = False) -> None:
+        start = len(self.fragments)
         if isinstance(fragments, str):
             self.fragments.append((style, fragments))
         else:
             self.fragments.extend(fragments)
+        if problem:
+            self.problem_at.update(range(start, len(self.fragments)))
+
+    def fail(self, status: int, fragments: Fragments | str, style: str = "") -> None:
+        """Report a problem; the first one decides the status."""
+        self.status = self.status or status
+        self.add(fragments, style, problem=True)
+
+    def streams(self) -> tuple[str, str]:
+        """The text for standard output and the text for standard error."""
+        out = [t for i, (_, t) in enumerate(self.fragments) if i not in self.problem_at]
+        err = [t for i, (_, t) in enumerate(self.fragments) if i in self.problem_at]
+        return "".join(out), "".join(err)
 
 
 @dataclass(frozen=True)
@@ -100,6 +134,53 @@ class _ProgramStep:
 _Step = _ConfigStep | _ProgramStep
 
 
+@dataclass(frozen=True)
+class Source:
+    """Where an input comes from, for diagnostics: a name and the number of its first line."""
+
+    name: str
+    first_line: int = 1
+
+
+def report_fault(fault: Fault, turn: Turn, ran: int, lines: list[str], where: Source,
+                 reply: Reply) -> None:
+    """Explain a refused statement (spec §4.2: refused, it changes nothing, and what ran before
+    it in the same input stays done) and mark the reply as a fault."""
+    stmt = fault.stmt
+    diagnostic = Diagnostic(fault.kind, fault.message, stmt.span) if stmt else None
+    if stmt is None:
+        what = ["nothing changed"]
+    elif fault.kind == "overload":
+        what = [f"the input was stopped before {stmt.text}"]
+    else:
+        what = [f"{stmt.text} was refused and changed nothing"]
+    if ran:
+        what.append(f"the {ran} operation{'s' if ran > 1 else ''} before it ran")
+    if stmt is not None and fault.kind != "overload" and any(
+            s is stmt for s in turn.stmts[:-1]):
+        what.append("the rest of the input was not run")
+    reply.fail(FAULT, rd.fault_message(fault.kind, fault.message, diagnostic, lines,
+                                       where.name, where.first_line, "; ".join(what)))
+
+
+def one_line(text: str) -> str:
+    """An input as one line that means the same: comments dropped, line breaks as `;`."""
+    from pygments.token import Comment
+
+    from moonasm.repl.lexer import tokens
+
+    lines: list[str] = []
+    line: list[str] = []
+    for _, token, piece in tokens(text, meta=False):
+        if piece == "\n":
+            lines.append("".join(line).strip())
+            line = []
+        elif token not in Comment:
+            line.append(piece)
+    lines.append("".join(line).strip())
+    return "; ".join(line for line in lines if line)
+
+
 def offset(text: str, line: int, column: int) -> int:
     """The index in `text` of a 1-based line and column."""
     index = 0
@@ -123,17 +204,20 @@ def is_meta(text: str) -> bool:
 class Session:
     """The sandbox REPL: feed inputs, read replies; `machine` and `config` are its state."""
 
-    def __init__(self, glyphs: Glyphs = rd.LAMPS, *, cwd: Path | None = None):
+    def __init__(self, glyphs: Glyphs = rd.LAMPS, *, cwd: Path | None = None,
+                 bits: int = 4, mode: str = "coop"):
         self.glyphs = glyphs
         self.cwd = cwd
+        self.start = SandboxConfig(bits=bits, mode=mode)  # what :reset returns to
         self.reset()
 
     # -- state -----------------------------------------------------------------------------
 
     def reset(self) -> None:
-        self.config = SandboxConfig()
-        self.machine = Machine()
+        self.config = replace(self.start)
+        self.machine = Machine(bits=self.start.bits, mode=self.start.mode)
         self.machine.extras = "on"
+        self.refusals = 0  # statements refused at run time (spec §4.2: counted)
         self.machine.begin_turn(1, UNLIMITED)
         self.turn_number = 1
         self.log: list[tuple[Stmt, Snapshot]] = []  # machine operations of this turn
@@ -332,41 +416,40 @@ class Session:
 
     # -- feeding input ---------------------------------------------------------------------
 
-    def feed(self, text: str) -> Reply:
+    def feed(self, text: str, where: Source | None = None) -> Reply:
         """Run one input (statements, directives or a :command) and say what happened.
 
-        Never raises for any text: every problem is reported in the reply."""
+        `where` names the input in diagnostics (a pipe gives each line its number). Never
+        raises for any text: every problem is reported in the reply."""
         reply = Reply()
         try:
             if not text.strip():
                 return reply
             if is_meta(text):
                 return self.command(text)
-            return self.run_source(text, INPUT_NAME)
+            return self.run_source(text, where or Source(INPUT_NAME))
         except Exception as e:  # noqa: BLE001 - the session must survive anything typed
-            reply.ok = False
-            reply.add(f"internal error: {type(e).__name__}: {e}\n"
-                      "(the session goes on; please report this)\n", "class:error")
+            reply.fail(FAULT, f"internal error: {type(e).__name__}: {e}\n"
+                       "(the session goes on; please report this)\n", "class:error")
             return reply
 
-    def run_source(self, text: str, where: str) -> Reply:
+    def run_source(self, text: str, where: Source) -> Reply:
         reply = Reply()
         if len(text) > MAX_INPUT:
-            reply.ok = False
-            reply.add(self._too_long(len(text)) + "\n", "class:error")
-            return reply
+            return Reply.refused(self._too_long(len(text)))
         errors, steps, parsed = self.analyse(text)
         if errors:
-            reply.ok = False
-            reply.add(rd.diagnostics(errors, parsed.lines, where))
-            reply.add("nothing was run\n", "class:explain")
+            reply.fail(INVALID, rd.diagnostics(errors, parsed.lines, where.name,
+                                               where.first_line))
+            reply.add("nothing was run\n", "class:explain", problem=True)
             return reply
         if not steps:
             return reply
         self.execute(steps, parsed.lines, where, reply)
         return reply
 
-    def execute(self, steps: list[_Step], lines: list[str], where: str, reply: Reply) -> None:
+    def execute(self, steps: list[_Step], lines: list[str], where: Source,
+                reply: Reply) -> None:
         names, before = self._rows()
         player = self.machine.player
         for step in steps:
@@ -445,7 +528,7 @@ class Session:
         power = rd.halves(m.power, self.glyphs)
         return f"turn {self.turn_number}: player {following}, power {power}"
 
-    def _run_program(self, step: _ProgramStep, lines: list[str], where: str,
+    def _run_program(self, step: _ProgramStep, lines: list[str], where: Source,
                      reply: Reply) -> bool:
         """Run a checked piece; False if a fault stopped it."""
         program = step.program
@@ -453,9 +536,11 @@ class Session:
         for index, turn in enumerate(program.turns):
             if index >= first_new:
                 reply.add(self.end_turn(turn.player) + "\n", "class:note")
+            logged = len(self.log)
             outcome, ended = self._run_turn(turn, reply)
             if outcome.fault is not None:
-                self._report_fault(outcome.fault, lines, where, reply)
+                self.refusals += 1
+                report_fault(outcome.fault, turn, len(self.log) - logged, lines, where, reply)
                 return False
             if ended:
                 reply.add("END: " + self.end_turn() + "\n", "class:note")
@@ -490,24 +575,15 @@ class Session:
                                  MAX_STEPS)
         return outcome, ended[0]
 
-    def _report_fault(self, fault: Fault, lines: list[str], where: str, reply: Reply) -> None:
-        reply.ok = False
-        stmt = fault.stmt
-        diagnostic = Diagnostic(fault.kind, fault.message, stmt.span) if stmt else None
-        reply.add(rd.fault_message(fault.kind, fault.message, diagnostic, lines, where))
-
     # -- meta-commands -------------------------------------------------------------------------
 
     def command(self, text: str) -> Reply:
-        reply = Reply()
         name, arg = meta.split(text)
         resolved = meta.resolve(name)
         if resolved is None:
             handler = self.extra_handler(name)
             if handler is None:
-                reply.ok = False
-                reply.add(meta.unknown(name) + "\n", "class:error")
-                return reply
+                return Reply.refused(meta.unknown(name))
             return handler(arg)
         handler = getattr(self, "cmd_" + resolved[1:])
         result: Reply = handler(arg)
@@ -517,14 +593,10 @@ class Session:
         return None
 
     def cmd_help(self, arg: str) -> Reply:
-        reply = Reply()
         text = meta.help_text(arg, self.glyphs)
         if isinstance(text, str):
-            reply.ok = False
-            reply.add(text + "\n", "class:error")
-        else:
-            reply.add(text)
-        return reply
+            return Reply.refused(text)
+        return Reply(text)
 
     def cmd_state(self, arg: str) -> Reply:
         reply = Reply()
@@ -555,14 +627,15 @@ class Session:
             row("hacker", f"player {player}: {kind} ({isa.HACKERS[kind].summary})")
         if m.disabled:
             row("disabled", ", ".join(sorted(m.disabled)))
+        if self.refusals:
+            row("refused", f"{self.refusals} statement{'s' if self.refusals > 1 else ''} "
+                "refused at run time (nothing they tried changed)")
         return out
 
     def cmd_undo(self, arg: str) -> Reply:
         reply = Reply()
         if not self.log:
-            reply.ok = False
-            reply.add("nothing to undo: this is the start of the turn\n", "class:error")
-            return reply
+            return Reply.refused("nothing to undo: this is the start of the turn")
         names, before = self._rows()
         power = self.machine.power
         stmt, snap = self.log.pop()
@@ -585,7 +658,10 @@ class Session:
     def cmd_reset(self, arg: str) -> Reply:
         self.reset()
         reply = Reply()
-        reply.add("a fresh sandbox: 4 bits, 1 player, unlimited power\n", "class:note")
+        c = self.config
+        costs = "" if c.mode == "coop" else f", {c.mode} costs"
+        reply.add(f"a fresh sandbox: {c.bits} bits, 1 player, unlimited power{costs}\n",
+                  "class:note")
         reply.add(self.cpu())
         return reply
 
@@ -602,29 +678,27 @@ class Session:
         from moonasm.lang.parse import decode
 
         if not arg:
-            return Reply([("class:error", "usage: :load FILE\n")], ok=False)
+            return Reply.refused("usage: :load FILE")
         path = self._path(arg)
         try:
             if path.stat().st_size > MAX_INPUT * 4:
-                return Reply([("class:error", f"cannot load '{arg}': "
-                               f"{self._too_long(path.stat().st_size)}\n")], ok=False)
+                return Reply.refused(f"cannot load '{arg}': "
+                                     f"{self._too_long(path.stat().st_size)}")
             text = decode(path.read_bytes())
         except OSError as e:
-            return Reply([("class:error", f"cannot load '{arg}': "
-                           f"{e.strerror or e}\n")], ok=False)
+            return Reply.refused(f"cannot load '{arg}': {e.strerror or e}")
         if not text.strip():
             return Reply([("class:note", f"'{arg}' holds no statements\n")])
-        return self.run_source(text, arg)
+        return self.run_source(text, Source(arg))
 
     def cmd_save(self, arg: str) -> Reply:
         if not arg:
-            return Reply([("class:error", "usage: :save FILE\n")], ok=False)
+            return Reply.refused("usage: :save FILE")
         path = self._path(arg)
         try:
             path.write_text(self.script(), encoding="utf-8")
         except OSError as e:
-            return Reply([("class:error", f"cannot save '{arg}': {e.strerror or e}\n")],
-                         ok=False)
+            return Reply.refused(f"cannot save '{arg}': {e.strerror or e}")
         return Reply([("class:note", f"saved the session to '{arg}' (moonasm run {arg} "
                        "replays it)\n")])
 
