@@ -113,7 +113,7 @@ def test_bots_are_checked_for_the_games_width(bots, capsys):
 ])
 def test_usage_errors_exit_2(bots, capsys, args):
     code, _, err = run(capsys, *args)
-    assert code == 2 and "moonasm: error:" in err
+    assert code == 2 and "moonasm play: error:" in err
 
 
 @pytest.mark.parametrize("args", [

@@ -101,14 +101,20 @@ def test_invalid_program_exits_3_with_every_diagnostic(run_src) -> None:
     assert out.err.count(": error: ") == 2
 
 
-def test_invalid_program_json(run_src) -> None:
+def test_invalid_program_json(run_src, tmp_path) -> None:
     out = run_src(".bits 6\n.set B, 9\n.players 2\nMOVE A, B\nOR A, RAM\n", "--json")
     assert out.status == 3
+    file = str(tmp_path / "prog.masm")
+    move = "unknown operation 'MOVE' (did you mean 'MOV'?)"
     assert out.json == {
         "ok": False, "bits": 6, "registers": {"A": 0, "B": 9, "C": 0, "D": 0},
         "ram": {"1": 0, "2": 0}, "power": {"spent": 0, "left": None}, "goal": None,
-        "steps": 0, "error": {"kind": "syntax", "message": "unknown operation 'MOVE' (did you "
-                              "mean 'MOV'?)", "line": 4, "column": 1}}
+        "steps": 0, "error": {"kind": "syntax", "message": move, "line": 4, "column": 1},
+        "diagnostics": [
+            {"file": file, "line": 4, "column": 1, "severity": "error", "kind": "syntax",
+             "message": move},
+            {"file": file, "line": 5, "column": 7, "severity": "error", "kind": "semantic",
+             "message": "OR works on registers only; RAM is reachable only through MOV"}]}
 
 
 def test_options_override_directives(run_src) -> None:
@@ -157,16 +163,88 @@ def test_usage_errors_exit_2(run_src, args: list[str]) -> None:
     assert "error" in out.err
 
 
-def test_usage_error_messages(run_src, cli, tmp_path) -> None:
-    assert run_src("INC A\n", "--set", "A=16").err == \
-        "moonasm: error: --set A=16 does not fit in 4 bits (0-15)\n"
-    assert run_src("INC A\n", "--set", "Q=1").err == \
-        "moonasm: error: --set takes X=V with X one of A-D or RAM1-RAM4, not 'Q=1'\n"
+VALUE = "(a value is a whole number: 6, 0b0110 or 0x6)"
+POWER = "(power comes in steps of 0.5, like 3 or 1.5)"
+
+
+@pytest.mark.parametrize(("source", "args", "message"), [
+    ("INC A\n", ["--goal", "abc"], f"argument --goal: 'abc' is not a number {VALUE}"),
+    ("INC A\n", ["--goal", "-3"], f"argument --goal: '-3' is negative {VALUE}"),
+    ("INC A\n", ["--goal", "1.5"], f"argument --goal: '1.5' is not a whole number {VALUE}"),
+    ("INC A\n", ["--goal", "0011"],
+     "argument --goal: '0011' has a leading zero: did you mean 0b0011, or 11?"),
+    ("INC A\n", ["--goal", "0123"],
+     "argument --goal: '0123' has a leading zero: did you mean 123?"),
+    ("INC A\n", ["--goal", "16"], "argument --goal: 16 does not fit in 4 bits (0-15)"),
+    (".bits 8\nINC A\n", ["--goal", "256"],
+     "argument --goal: 256 does not fit in 8 bits (0-255)"),
+    ("INC A\n", ["--goal", "9" * 30], f"argument --goal: '{'9' * 30}' does not fit in 16 "
+     "bits, the widest machine"),
+    ("INC A\n", ["--set", "A=0b2"], f"argument --set: A=0b2: '0b2' is not a number {VALUE}"),
+    ("INC A\n", ["--set", "A=16"], "argument --set: A=16 does not fit in 4 bits (0-15)"),
+    ("INC A\n", ["--set", "Q=1"],
+     "argument --set: 'Q=1' is not X=V with X a register A-D or a module RAM1-RAM4"),
+    ("INC A\n", ["--set", "RAM2=1"],
+     "argument --set: RAM2=1: there is no RAM2: a bot runs as player 1 alone"),
+    (".goal 1\nINC A\n", ["--set", "RAM2=1"],
+     "argument --set: RAM2=1: there is no RAM2: the script has 1 player (.players)"),
+    (".players 2\nINC A\n", ["--set", "RAM3=1"],
+     "argument --set: RAM3=1: there is no RAM3: the script has 2 players (.players)"),
+    ("INC A\n", ["--power", "abc"], f"argument --power: 'abc' is not a number {POWER}"),
+    ("INC A\n", ["--power", "1.25"], f"argument --power: '1.25' is not a multiple of 0.5 "
+     f"{POWER}"),
+    ("INC A\n", ["--power", "-1"], f"argument --power: '-1' is negative {POWER}"),
+    ("INC A\n", ["--power", "02"], "argument --power: '02' has a leading zero: did you mean 2?"),
+    ("INC A\n", ["--power", "00.5"],
+     "argument --power: '00.5' has a leading zero: did you mean 0.5?"),
+    ("INC A\n", ["--bits", "17"], "argument --bits: width must be 1-16 bits, not 17"),
+    ("INC A\n", ["--hacker", "magic"],
+     "argument --hacker: 'magic' is not a hacker (one of addition, copy, rotation, logic)"),
+    ("INC A\n", ["--hacker", "2=copy"],
+     "argument --hacker: there is no player 2: a bot runs as player 1 alone"),
+    ("INC A\n", ["--hacker", "copy", "--hacker", "1=logic"],
+     "argument --hacker: player 1 is given two hackers"),
+    ("INC A\n", ["--disable", "A"],
+     "argument --disable: register A cannot be disabled (there is no ERROR A)"),
+    ("INC A\n", ["--disable", "jne"],
+     "argument --disable: JNE is control flow; only registers B-D and operations can be "
+     "disabled"),
+    ("INC A\n", ["--disable", "E"], "argument --disable: 'E' is not B, C, D or an operation"),
+    (".turn 1\nINC A\n", ["--turns", "2"], "argument --turns: the script sets its own turns "
+     "with .turn; --turns repeats a program of one turn"),
+    ("INC A\n", ["--turns", "0"], "argument --turns: must be at least 1, not 0"),
+])
+def test_each_option_names_itself_and_its_rule(run_src, source: str, args: list[str],
+                                               message: str) -> None:
+    """One prefix for every usage error, the option's name, and the rule it breaks; with
+    --json one object holding the same message, the exit status unchanged."""
+    out = run_src(source, *args)
+    assert out.status == 2
+    assert out.out == ""
+    assert out.err.splitlines()[-1] == f"moonasm run: error: {message}"
+    out = run_src(source, *args, "--json")
+    assert out.status == 2
+    usage = {"file": None, "line": None, "column": None, "severity": "error", "kind": "usage",
+             "message": message}
+    assert out.json == {"ok": False, "bits": None, "registers": None, "ram": None,
+                        "power": None, "goal": None, "steps": 0,
+                        "error": {"kind": "usage", "message": message, "line": None,
+                                  "column": None},
+                        "diagnostics": [usage]}
+
+
+def test_file_errors_name_the_file(cli, tmp_path) -> None:
     missing = tmp_path / "missing.masm"
-    assert cli("run", str(missing)).err == \
-        f"moonasm: error: cannot read '{missing}': no such file\n"
+    out = cli("run", str(missing))
+    assert out.err == f"moonasm run: error: cannot read '{missing}': no such file\n"
     assert cli("run", str(tmp_path)).err == \
-        f"moonasm: error: cannot read '{tmp_path}': it is a directory\n"
+        f"moonasm run: error: cannot read '{tmp_path}': it is a directory\n"
+    out = cli("run", str(missing), "--json")
+    assert out.status == 2
+    assert out.json["diagnostics"] == [
+        {"file": str(missing), "line": None, "column": None, "severity": "error",
+         "kind": "usage", "message": f"cannot read '{missing}': no such file"}]
+    assert out.json["error"]["kind"] == "usage"
 
 
 def test_missing_and_unreadable_files_exit_2(cli, masm, tmp_path) -> None:
@@ -285,3 +363,104 @@ def test_run_help_shows_the_operations_table(cli) -> None:
 def test_python_dash_m_is_the_same_command() -> None:
     out = run_subprocess("check", "examples/loop.masm")
     assert (out.status, out.out) == (0, "examples/loop.masm: ok (script, 5 statements)\n")
+
+
+# bot files: run as player 1 alone, --turns N -------------------------------------------
+
+# Counts up to its goal, two INCs' worth of power a turn at most: never faults.
+CLIMBER = "loop: CMP A, GOAL\nJE done\nCMP POWER, 2\nJL done\nINC A\nJMP loop\ndone: END\n"
+
+
+def test_a_bot_runs_one_turn_as_player_1(run_src) -> None:
+    out = run_src(CLIMBER, "--goal", "5", "--power", "3", "--json")
+    assert out.status == 1
+    assert out.json == {"ok": True, "bits": 4, "registers": {"A": 1, "B": 0, "C": 0, "D": 0},
+                        "ram": {"1": 0}, "power": {"spent": 2, "left": 1},
+                        "goal": {"value": 5, "reached": False}, "steps": 11, "error": None}
+
+
+def test_turns_refill_power_and_keep_the_registers(run_src) -> None:
+    out = run_src(CLIMBER, "--goal", "5", "--power", "3", "--turns", "3", "--json")
+    assert out.status == 1
+    assert out.json == {"ok": True, "bits": 4, "registers": {"A": 3, "B": 0, "C": 0, "D": 0},
+                        "ram": {"1": 0}, "power": {"spent": 6, "left": 1},
+                        "goal": {"value": 5, "reached": False}, "steps": 33, "error": None}
+    text = run_src(CLIMBER, "--goal", "5", "--power", "3", "--turns", "3")
+    assert text.out == ("A 0011 (3)  B 0000 (0)  C 0000 (0)  D 0000 (0)\n"
+                        "RAM1 0000 (0)\n"
+                        "power spent 6, left 1; 33 steps\n"
+                        "goal 0101 (5): NOT reached\n")
+
+
+def test_a_hacker_for_a_bot(run_src) -> None:
+    # addition: INC costs 1, so two INCs a turn with 3 power; the goal falls in turn 3
+    out = run_src(CLIMBER, "--goal", "5", "--power", "3", "--turns", "3", "--hacker",
+                  "addition", "--json")
+    assert out.status == 0
+    assert out.json["registers"]["A"] == 5
+    assert out.json["power"] == {"spent": 5, "left": 2}
+    assert out.json["goal"] == {"value": 5, "reached": True}
+    assert out.json["steps"] == 43
+
+
+def test_the_copy_hackers_free_move_comes_back_each_turn(run_src) -> None:
+    out = run_src("MOV B, A\nMOV C, A\n", "--power", "1", "--turns", "2", "--hacker", "copy",
+                  "--set", "A=9", "--json")
+    assert out.status == 0
+    assert out.json["registers"] == {"A": 9, "B": 9, "C": 9, "D": 0}
+    assert out.json["power"] == {"spent": 2, "left": 0}
+
+
+def test_a_bot_with_options(run_src) -> None:
+    out = run_src("MOV RAM, A\nMOV B, RAM\nXCHG A, C\n", "--bits", "6", "--mode", "versus",
+                  "--set", "A=0b101010", "--set", "RAM1=1", "--power", "2", "--json")
+    assert out.status == 0
+    assert out.json == {"ok": True, "bits": 6, "registers": {"A": 0, "B": 42, "C": 42, "D": 0},
+                        "ram": {"1": 42}, "power": {"spent": 1.5, "left": 0.5}, "goal": None,
+                        "steps": 3, "error": None}
+
+
+def test_a_fault_in_a_later_turn_stops_the_run(run_src) -> None:
+    out = run_src("NOT A\nINC B\n", "--power", "3", "--turns", "3", "--json")
+    assert out.status == 0
+    assert out.json["registers"] == {"A": 15, "B": 3, "C": 0, "D": 0}
+    out = run_src("NOT A\nINC B\n", "--power", "2", "--turns", "3", "--json")
+    assert out.status == 4
+    assert out.json["registers"] == {"A": 15, "B": 0, "C": 0, "D": 0}
+    assert out.json["steps"] == 1
+    assert out.json["power"] == {"spent": 1, "left": 1}
+    assert out.json["error"] == {"kind": "power", "message": "INC costs 2 but only 1 power is "
+                                 "left this turn", "line": 2, "column": 1}
+
+
+def test_disable_for_a_bot_and_a_script(run_src) -> None:
+    out = run_src("ROL A\nOR A, B\n", "--disable", "b", "--json")
+    assert out.status == 4
+    assert out.json["error"]["kind"] == "disabled"
+    out = run_src(".disable C\nNOT A\nNOT B\n", "--disable", "NOT", "--json")
+    assert out.status == 4
+    assert out.json["error"] == {"kind": "disabled", "message": "NOT is disabled by an ERROR "
+                                 "card until repaired", "line": 2, "column": 1}
+
+
+def test_a_bot_reading_goal_needs_one(run_src) -> None:
+    out = run_src(CLIMBER, "--json")
+    assert out.status == 4
+    assert out.json["error"] == {"kind": "protection", "message": "there is no goal to read",
+                                 "line": 1, "column": 7}
+
+
+def test_turns_for_a_script_without_turn_directives(run_src) -> None:
+    out = run_src(".power 2\n.set A, 1\nROL A\n", "--turns", "3", "--json")
+    assert out.status == 0
+    assert out.json["registers"]["A"] == 8
+    assert out.json["power"] == {"spent": 3, "left": 1}
+    assert out.json["steps"] == 3
+
+
+def test_a_script_hacker_option_replaces_its_directive(run_src) -> None:
+    source = ".players 2\n.hacker 2, rotation\n.power 1\nNOT A\n.turn 2\nROL A\nROL A\n"
+    assert run_src(source, "--json").json["power"] == {"spent": 2, "left": 0}
+    out = run_src(source, "--hacker", "2=addition", "--json")
+    assert out.status == 4
+    assert out.json["error"]["kind"] == "power"

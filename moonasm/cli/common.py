@@ -1,23 +1,89 @@
-"""What the subcommands share: reading programs, printing diagnostics, parsing values."""
+"""What the subcommands share: reading programs, printing diagnostics, parsing values, and
+the one `--json` failure convention of spec §6.
+
+The convention (docs/cli.md): a command given `--json` prints exactly one JSON object on
+standard output whatever happens, with the exit status it has without `--json`. When the
+command cannot do its job (a usage error, a missing file, an invalid program) that object is
+`{"ok": false, ..., "diagnostics": [...]}`, each diagnostic a `diagnostic_json` dict. A command
+builds its own object with `failure_object` (adding its own keys, null where unknown); usage
+errors raised anywhere go through `fail_usage`, which prints the command's failure object
+itself. `moonasm.cli.main` records the command being run in `INVOCATION` before parsing.
+"""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO
 
 from moonasm.diagnostics import Diagnostic
 
+JsonObject = dict[str, object]
+
 
 class UsageError(Exception):
-    """A command-line problem: reported on stderr, exit status 2."""
+    """A command-line problem: reported with the command's prefix, exit status 2. `file`
+    names the file the problem is about (a file that cannot be read), if any."""
+
+    def __init__(self, message: str, file: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = file
 
 
-def fail_usage(message: str) -> int:
-    print(f"moonasm: error: {message}", file=sys.stderr)
+def diagnostic_json(d: Diagnostic, file: str | None) -> JsonObject:
+    """A program's diagnostic as `--json` lists it under "diagnostics"."""
+    return {"file": file, "line": d.line, "column": d.column,
+            "severity": getattr(d, "severity", "error"), "kind": d.kind,
+            "message": d.message}
+
+
+def usage_json(message: str, file: str | None = None) -> JsonObject:
+    """A usage error as `--json` lists it: kind "usage", no line or column."""
+    return {"file": file, "line": None, "column": None, "severity": "error", "kind": "usage",
+            "message": message}
+
+
+def failure_object(diagnostics: list[JsonObject], **keys: object) -> JsonObject:
+    """What a command given `--json` prints when it could not do its job: `ok` false, the
+    command's own keys (null where unknown), then the diagnostics."""
+    return {"ok": False, **keys, "diagnostics": diagnostics}
+
+
+Failure = Callable[[list[JsonObject]], JsonObject]
+
+
+@dataclass
+class Invocation:
+    """The command being run, as usage errors need it: their prefix (`moonasm run`), whether
+    `--json` was asked for, and the command's failure object (its `json_failure`, if the
+    command module defines one, else `failure_object` with no keys of its own)."""
+
+    prog: str = "moonasm"
+    json: bool = False
+    failure: Failure = failure_object
+
+
+INVOCATION = Invocation()
+
+
+def fail_usage(message: str, file: str | None = None) -> int:
+    """Report a usage error as argparse does (`moonasm run: error: ...` on standard error)
+    and, under `--json`, print the command's failure object; returns exit status 2. The
+    caller returns at once: nothing else may be printed on standard output."""
+    print(f"{INVOCATION.prog}: error: {message}", file=sys.stderr)
+    if INVOCATION.json:
+        print_failure([usage_json(message, file)])
     return 2
+
+
+def print_failure(diagnostics: list[JsonObject]) -> None:
+    """Print the running command's `--json` failure object holding `diagnostics`."""
+    print_json(INVOCATION.failure(diagnostics))
 
 
 def read_file(path: str) -> bytes:
@@ -26,11 +92,13 @@ def read_file(path: str) -> bytes:
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError:
-        raise UsageError(f"cannot read '{path}': no such file") from None
+        raise UsageError(f"cannot read '{path}': no such file", path) from None
     except IsADirectoryError:
-        raise UsageError(f"cannot read '{path}': it is a directory") from None
+        raise UsageError(f"cannot read '{path}': it is a directory", path) from None
     except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
+        raise UsageError(f"cannot read '{path}': {e.strerror or e}", path) from None
+    except ValueError as e:  # a NUL in the name
+        raise UsageError(f"cannot read {path!r}: {e}", path) from None
 
 
 def read_program(path: str) -> str:
@@ -51,9 +119,23 @@ def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[
 
 
 def print_json(obj: object) -> None:
+    """One JSON object on one line; numbers of any size are printed exactly."""
     import json
 
-    print(json.dumps(obj, ensure_ascii=False))
+    with any_size_ints():
+        print(json.dumps(obj, ensure_ascii=False))
+
+
+@contextmanager
+def any_size_ints() -> Iterator[None]:
+    """Lift Python's 4,300-digit limit on printing ints, for output only: a program may set
+    power per turn to a number that long (the limit guards parsing, which stays bounded)."""
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        yield
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def use_color(stream: IO[str]) -> bool:
@@ -66,22 +148,77 @@ def use_color(stream: IO[str]) -> bool:
         return False
 
 
-def parse_halves(text: str) -> int:
-    """A power amount such as `3` or `1.5`, in halves; for argparse `type=`."""
+# What an option's value must look like, quoted in its error message.
+VALUE_RULE = "a value is a whole number: 6, 0b0110 or 0x6"
+POWER_RULE = "power comes in steps of 0.5, like 3 or 1.5"
+_WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
+
+
+class NumberError(ValueError):
+    """A command-line number that breaks a rule; `explained` when the message itself says
+    what to write instead (otherwise the option's rule follows it)."""
+
+    def __init__(self, message: str, explained: bool = False) -> None:
+        super().__init__(message)
+        self.explained = explained
+
+    def with_rule(self, rule: str) -> str:
+        return str(self) if self.explained else f"{self} ({rule})"
+
+
+def literal_halves(text: str) -> int:
+    """A number written as programs write it (spec §3), in halves (`1.5` -> 3); raises
+    NumberError naming what is wrong, a leading zero with both its readings."""
+    from moonasm.diagnostics import shorten
     from moonasm.lang.check import parse_number
 
-    value = parse_number(text)
-    if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a power amount (like 3 or 1.5)")
-    return value
+    shown = shorten(text)
+    if text.startswith("-"):
+        raise NumberError(f"'{shown}' is negative")
+    whole, dot, fraction = text.partition(".")
+    if len(whole) > 1 and whole.startswith("0") and whole.isdecimal():
+        plain = (whole.lstrip("0") or "0") + dot + fraction
+        binary = f"0b{whole}, or " if not dot and set(whole) <= {"0", "1"} else ""
+        raise NumberError(f"'{shown}' has a leading zero: did you mean {binary}{plain}?",
+                          explained=True)
+    if len(text) > 4000:  # Python will not read it; it is wider than any register anyway
+        raise NumberError(f"'{shown}' is too large")
+    halves = parse_number(text)
+    if halves is None:
+        raise NumberError(f"'{shown}' is not a number")
+    if halves < 0:
+        raise NumberError(f"'{shown}' is not a multiple of 0.5")
+    return halves
+
+
+def parse_halves(text: str) -> int:
+    """A power amount such as `3` or `1.5`, in halves; for argparse `type=`."""
+    try:
+        return literal_halves(text)
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(e.with_rule(POWER_RULE)) from None
+
+
+def whole_value(text: str) -> int:
+    """A register value: a whole number in decimal, 0b binary or 0x hexadecimal, at most
+    16 bits (whether it fits the machine's width is checked once the width is known)."""
+    from moonasm.diagnostics import shorten
+
+    halves = literal_halves(text)
+    if halves % 2:
+        raise NumberError(f"'{shorten(text)}' is not a whole number")
+    if halves // 2 >> _WIDEST:
+        raise NumberError(f"'{shorten(text)}' does not fit in {_WIDEST} bits, the widest "
+                          "machine", explained=True)
+    return halves // 2
 
 
 def parse_value(text: str) -> int:
-    """A whole number in decimal, 0b binary or 0x hexadecimal; for argparse `type=`."""
-    halves = parse_halves(text)
-    if halves % 2:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    return halves // 2
+    """A register value (see `whole_value`); for argparse `type=`."""
+    try:
+        return whole_value(text)
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(e.with_rule(VALUE_RULE)) from None
 
 
 def width_parser(low: int, high: int = 16, what: str = "width") -> Callable[[str], int]:

@@ -9,8 +9,10 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any, NoReturn
 
 from moonasm import __version__
+from moonasm.cli.common import INVOCATION, Failure, UsageError, fail_usage, failure_object
 
 # Exit statuses of spec §6.
 EXIT_OK, EXIT_GOAL_MISSED, EXIT_USAGE, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3, 4
@@ -26,10 +28,24 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with usage errors that exit 2 as spec §6 asks (argparse's own default)."""
+    """argparse with spec §6's usage errors: exit status 2, the running command's prefix
+    (`moonasm run: error: ...`), and under `--json` the command's failure object on standard
+    output. Options are never abbreviated: `--t` meaning `--trace` today would mean
+    something else once `--turns` exists."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+        self.commands: dict[str, Parser] = {}
+        self.json_failure: Failure = failure_object
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        fail_usage(message)
+        raise SystemExit(EXIT_USAGE)
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> Parser:
     import importlib
 
     parser = Parser(prog="moonasm", description="MOON assembly: run, check and play "
@@ -48,6 +64,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
             continue
         command = sub.add_parser(name, help=summary, description=mod.__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+        assert isinstance(command, Parser)
+        parser.commands[name] = command
+        command.json_failure = getattr(mod, "json_failure", failure_object)
         command.add_argument("--version", action="version", version=f"moonasm {__version__}")
         mod.add_arguments(command)
         command.set_defaults(handler=mod.main)
@@ -59,13 +78,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Build only the subcommand asked for: the others' modules need not be imported.
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser(first if first in SUBCOMMANDS else None)
-    args = parser.parse_args(args_list)
+    options = args_list[:args_list.index("--")] if "--" in args_list else args_list
+    command = parser.commands.get(first or "")
+    INVOCATION.json = "--json" in options
+    INVOCATION.prog = parser.prog if command is None else command.prog
+    INVOCATION.failure = parser.json_failure if command is None else command.json_failure
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        (command or parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help()
-        return EXIT_USAGE
+        parser.print_help(sys.stderr)
+        return fail_usage("a command is required")
     try:
         return handler(args)
+    except UsageError as e:
+        return fail_usage(e.message, e.file)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

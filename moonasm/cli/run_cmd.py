@@ -1,7 +1,11 @@
 """Run a MOON assembly script on the machine, charging the power the rules charge.
 
-Options override the script's directives. Exit status: 0 success (and the declared goal
-reached), 1 a declared goal not reached, 2 usage error, 3 invalid program, 4 runtime fault.
+Options override the script's directives. A file without configuration directives is a bot:
+it runs as player 1 alone, with the options given (4 bits unless --bits says otherwise), and
+--turns N runs it as N consecutive turns, power refilled each turn, the registers kept.
+
+Exit status: 0 success (and the declared goal reached), 1 a declared goal not reached,
+2 usage error, 3 invalid program, 4 runtime fault.
 """
 
 from __future__ import annotations
@@ -12,8 +16,13 @@ import sys
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
-    UsageError,
+    VALUE_RULE,
+    JsonObject,
+    NumberError,
+    any_size_ints,
+    diagnostic_json,
     fail_usage,
+    failure_object,
     parse_bits,
     parse_halves,
     parse_positive,
@@ -22,10 +31,12 @@ from moonasm.cli.common import (
     print_json,
     read_program,
     use_color,
+    whole_value,
 )
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config, Program
+    from moonasm.lang.parse import Parsed
     from moonasm.vm.machine import Machine
 
 
@@ -33,14 +44,23 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from moonasm.docs import help_epilog
 
     p.epilog = help_epilog()
-    p.add_argument("file", metavar="FILE", help="the .masm script")
+    p.add_argument("file", metavar="FILE", help="the .masm script or bot")
     p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
     p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
     p.add_argument("--power", type=parse_halves, metavar="P",
                    help="power per turn (steps of 0.5)")
-    p.add_argument("--set", action="append", default=[], metavar="X=V",
+    p.add_argument("--set", action="append", default=[], type=_set_pair, metavar="X=V",
                    help="start value of a register A-D or module RAMn (repeatable)")
     p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
+    p.add_argument("--hacker", action="append", default=[], type=_hacker,
+                   metavar="KIND|N=KIND",
+                   help="player 1's hacker (or player N's): addition, copy, rotation or logic")
+    p.add_argument("--disable", action="append", default=[], type=_disable, metavar="X",
+                   help="register B-D or an operation unusable, as an ERROR card leaves it "
+                   "(repeatable)")
+    p.add_argument("--turns", type=parse_positive, metavar="N",
+                   help="run a program of one turn (a bot) as N turns, power refilled each "
+                   "turn")
     p.add_argument("--max-steps", type=parse_positive, metavar="N", default=None,
                    help="step limit per turn (default 1,000,000)")
     p.add_argument("--trace", action="store_true",
@@ -48,61 +68,170 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
-def _sets(pairs: list[str]) -> dict[str, int]:
+# -- option values -------------------------------------------------------------------------
+
+def _set_pair(text: str) -> tuple[str, int]:
+    """`--set X=V`: a register A-D or a module RAM1-RAM4, and its start value."""
     from moonasm import isa
+    from moonasm.diagnostics import shorten
 
-    sets: dict[str, int] = {}
-    for pair in pairs:
-        where, eq, value = pair.partition("=")
-        where = where.strip().upper()
-        if not eq or where not in isa.REGISTERS + isa.RAM_WORDS[1:]:
-            raise UsageError(f"--set takes X=V with X one of A-D or RAM1-RAM4, not '{pair}'")
-        try:
-            sets[where] = parse_value(value.strip())
-        except argparse.ArgumentTypeError as e:
-            raise UsageError(f"--set {pair}: {e}") from None
-    return sets
+    where, eq, value = text.partition("=")
+    name = where.strip().upper()
+    if not eq or name not in isa.REGISTERS + isa.RAM_WORDS[1:]:
+        raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not X=V with X a register "
+                                         "A-D or a module RAM1-RAM4")
+    try:
+        return name, whole_value(value.strip())
+    except NumberError as e:
+        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: "
+                                         f"{e.with_rule(VALUE_RULE)}") from None
 
+
+def _hacker(text: str) -> tuple[int, str]:
+    """`--hacker KIND` (player 1) or `--hacker N=KIND`."""
+    from moonasm import isa
+    from moonasm.diagnostics import shorten
+
+    seat_text, eq, kind = text.rpartition("=")
+    kind = kind.strip().lower()
+    seat = 1
+    if eq:
+        if seat_text.strip() not in ("1", "2", "3", "4"):
+            raise argparse.ArgumentTypeError(f"'{shorten(seat_text)}' is not a player (1-4)")
+        seat = int(seat_text)
+    if kind not in isa.HACKERS:
+        raise argparse.ArgumentTypeError(f"'{shorten(kind)}' is not a hacker (one of "
+                                         f"{', '.join(isa.HACKERS)})")
+    return seat, kind
+
+
+def _disable(text: str) -> str:
+    """`--disable X`: a register B-D or a machine operation, as an ERROR card leaves it."""
+    from moonasm import isa
+    from moonasm.diagnostics import shorten
+
+    word = text.strip().upper()
+    op = isa.OPERATIONS.get(word)
+    if word in isa.REGISTERS[1:] or op is not None and op.is_machine_op:
+        return word
+    if word == "A":
+        raise argparse.ArgumentTypeError("register A cannot be disabled (there is no ERROR A)")
+    if op is not None:
+        raise argparse.ArgumentTypeError(f"{word} is control flow; only registers B-D and "
+                                         "operations can be disabled")
+    raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not B, C, D or an operation")
+
+
+def _option_problem(args: argparse.Namespace, parsed: Parsed, config: Config,
+                    bot: bool) -> str | None:
+    """The first option that cannot apply to this program's machine, as a usage message."""
+    players = config.players
+    who = "a bot runs as player 1 alone" if bot else \
+        f"the script has {players} player{'s' if players > 1 else ''} (.players)"
+    fit = f"does not fit in {config.bits} bits (0-{config.mask})"
+    for where, value in args.set:
+        if where.startswith("RAM") and int(where[3:]) > players:
+            return f"argument --set: {where}={value}: there is no {where}: {who}"
+        if value > config.mask:
+            return f"argument --set: {where}={value} {fit}"
+    if args.goal is not None and args.goal > config.mask:
+        return f"argument --goal: {args.goal} {fit}"
+    seats = [seat for seat, _ in args.hacker]
+    for seat in seats:
+        if seat > players:
+            return f"argument --hacker: there is no player {seat}: {who}"
+        if seats.count(seat) > 1:
+            return f"argument --hacker: player {seat} is given two hackers"
+    if args.turns is not None and _has_turns(parsed):
+        return ("argument --turns: the script sets its own turns with .turn; --turns repeats "
+                "a program of one turn")
+    return None
+
+
+def _has_turns(parsed: Parsed) -> bool:
+    from moonasm.lang.nodes import Directive
+
+    return any(isinstance(n, Directive) and n.name.lower() == ".turn" for n in parsed.nodes)
+
+
+def _is_bot(parsed: Parsed) -> bool:
+    """A bot file: no configuration directive and no .turn (spec §3.2 and §6)."""
+    from moonasm import isa
+    from moonasm.lang.nodes import Directive
+
+    for node in parsed.nodes:
+        if isinstance(node, Directive):
+            spec = isa.DIRECTIVES.get(node.name.lower())
+            if spec is not None and (spec.configuration or spec.name == ".turn"):
+                return False
+    return True
+
+
+# -- running -------------------------------------------------------------------------------
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.lang.check import Overrides, check
+    from moonasm.lang.check import Config, Overrides, check
     from moonasm.lang.parse import parse
 
-    try:
-        text = read_program(args.file)
-        overrides = Overrides(bits=args.bits, mode=args.mode, power=args.power,
-                              sets=_sets(args.set), goal=args.goal)
-    except UsageError as e:
-        return fail_usage(str(e))
+    text = read_program(args.file)
     parsed = parse(text)
-    result = check(parsed, overrides=overrides)
-    if result.usage:
-        for message in result.usage:
-            fail_usage(message)
-        return 2
+    bot = _is_bot(parsed)
+    bits = 4 if args.bits is None and bot else args.bits
+    overrides = Overrides(bits=bits, mode=args.mode, power=args.power, sets=dict(args.set),
+                          goal=args.goal)
+    result = check(parsed, bot=bot, overrides=overrides)
+    problem = _option_problem(args, parsed, result.config or Config(), bot)
+    if problem is None and result.usage:
+        problem = result.usage[0]
+    if problem is not None:
+        return fail_usage(problem)
     if result.program is None:
         print_diagnostics(args.file, parsed.lines, result.errors)
         if args.json:
-            print_json(_json_static(result.config, result.errors[0].as_json()))
+            print_json(_json_static(result.config or Config(), [
+                diagnostic_json(d, args.file) for d in result.errors]))
         return 3
-    return _run(args, result.program)
+    return _run(args, _with_options(result.program, args))
 
 
-def _json_static(config: Config | None, error: dict[str, object]) -> dict[str, object]:
+def _with_options(program: Program, args: argparse.Namespace) -> Program:
+    """The program with --hacker and --disable applied: a hacker replaces the player's own,
+    disabled names add to the file's."""
+    if not args.hacker and not args.disable:
+        return program
+    config = program.config
+    config = dataclasses.replace(config, hackers={**config.hackers, **dict(args.hacker)},
+                                 disabled=config.disabled | set(args.disable))
+    return dataclasses.replace(program, config=config)
+
+
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    """Run's `--json` object when no machine was set up (a usage error): spec §6's keys, null
+    where there is nothing to show, `error` the first diagnostic."""
+    return failure_object(diagnostics, bits=None, registers=None, ram=None, power=None,
+                          goal=None, steps=0, error=_error_of(diagnostics[0]))
+
+
+def _error_of(diagnostic: JsonObject) -> JsonObject:
+    return {key: diagnostic[key] for key in ("kind", "message", "line", "column")}
+
+
+def _json_static(config: Config, diagnostics: list[JsonObject]) -> JsonObject:
     """The JSON of a program that never ran: the machine as its directives set it up."""
-    from moonasm.lang import check
     from moonasm.vm.machine import Machine
 
-    config = config or check.Config()
     # values that do not fit are among the errors; they never reached the machine
     fitting = {k: v for k, v in config.sets.items() if v <= config.mask}
+    if config.goal is not None and config.goal > config.mask:
+        config = dataclasses.replace(config, goal=None)
     m = Machine.from_config(dataclasses.replace(config, sets=fitting))
-    return _json(m, config, ok=False, reached=False, steps=0, error=error,
-                 left=config.power)
+    return {**_json(m, config, ok=False, reached=False, steps=0,
+                    error=_error_of(diagnostics[0]), left=config.power),
+            "diagnostics": diagnostics}
 
 
 def _json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
-          error: dict[str, object] | None, left: float | None) -> dict[str, object]:
+          error: JsonObject | None, left: float | None) -> JsonObject:
     from moonasm import isa
 
     return {
@@ -130,7 +259,8 @@ def _run(args: argparse.Namespace, program: Program) -> int:
         def trace(stmt, cost, m):  # type: ignore[no-untyped-def]
             print(render.trace_line(stmt, cost, m, color), file=out)
 
-    res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace)
+    res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace,
+                     repeat=args.turns or 1)
     m = res.machine
     fault = res.fault
     if fault is not None and fault.stmt is not None:
@@ -149,8 +279,9 @@ def _run(args: argparse.Namespace, program: Program) -> int:
         print(render.registers(m, color))
         print("  ".join(render.register(f"RAM{p}", m.ram[p], m.bits, color)
                         for p in range(1, config.players + 1)))
-        left = "unlimited" if m.power == float("inf") else isa.format_halves(m.power)
-        print(f"power spent {isa.format_halves(m.spent)}, left {left}; {res.steps} steps")
+        with any_size_ints():
+            print(f"power spent {isa.format_halves(m.spent)}, left "
+                  f"{isa.format_halves(m.power)}; {res.steps} steps")
         if config.goal is not None:
             state = "reached" if res.reached else "NOT reached"
             print(f"goal {config.goal:0{m.bits}b} ({config.goal}): {state}")

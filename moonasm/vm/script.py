@@ -21,8 +21,10 @@ class ScriptResult:
 
 
 def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
-               trace: Callable[[Stmt, int, Machine], None] | None = None) -> ScriptResult:
-    """Run every turn of a checked script; stop at the first fault."""
+               trace: Callable[[Stmt, int, Machine], None] | None = None,
+               repeat: int = 1) -> ScriptResult:
+    """Run every turn of a checked script, `repeat` times over (a bot's turns, `run
+    --turns`); stop at the first fault."""
     config = program.config
     m = Machine.from_config(config)
     if config.goal is not None:
@@ -48,11 +50,14 @@ def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
 
     hooks = Hooks(solved=solved, hack=hack, trace=trace)
     steps = 0
-    for number, turn in enumerate(program.turns, 1):
-        m.round = number  # ROUND: the turns begun so far
-        m.begin_turn(turn.player, power)
-        outcome = run_turn(m, turn, hooks, max_steps)
-        steps += outcome.steps
-        if outcome.fault is not None:
-            return ScriptResult(m, steps, outcome.fault, reached)
+    begun = 0
+    for _ in range(repeat):
+        for turn in program.turns:
+            begun += 1
+            m.round = begun  # ROUND: the turns begun so far
+            m.begin_turn(turn.player, power)
+            outcome = run_turn(m, turn, hooks, max_steps)
+            steps += outcome.steps
+            if outcome.fault is not None:
+                return ScriptResult(m, steps, outcome.fault, reached)
     return ScriptResult(m, steps, None, reached)

@@ -1,0 +1,81 @@
+"""The `--json` convention every command keeps (spec §6): one JSON object on standard output
+whatever happens, the exit status it has without --json, diagnostics as a list."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_subprocess
+
+from moonasm.cli.common import diagnostic_json, failure_object, usage_json
+from moonasm.diagnostics import Diagnostic, Span
+
+USAGE_KEYS = {"file", "line", "column", "severity", "kind", "message"}
+
+
+def test_a_diagnostic_as_json() -> None:
+    d = Diagnostic("syntax", "unknown operation 'MOVE'", Span(3, 7, 4))
+    assert diagnostic_json(d, "a.masm") == {
+        "file": "a.masm", "line": 3, "column": 7, "severity": "error", "kind": "syntax",
+        "message": "unknown operation 'MOVE'"}
+
+
+def test_the_failure_object() -> None:
+    usage = usage_json("no such option", "x.masm")
+    assert usage == {"file": "x.masm", "line": None, "column": None, "severity": "error",
+                     "kind": "usage", "message": "no such option"}
+    assert failure_object([usage], files=None) == {"ok": False, "files": None,
+                                                   "diagnostics": [usage]}
+
+
+@pytest.mark.parametrize("args", [
+    ["--json"],
+    ["frobnicate", "--json"],
+    ["check", "--json"],
+    ["check", "--json", "--bogus", "x.masm"],
+    ["play", "--json"],
+    ["play", "--json", "--bits", "x", "a.masm"],
+    ["replay", "--json"],
+    ["repl", "--json"],
+    ["run", "--json"],
+    ["run", "--json", "x.masm", "extra"],
+    ["run", "--json", "x.masm", "--tra"],  # options are never abbreviated
+])
+def test_a_usage_error_is_one_json_object_with_status_2(cli, args: list[str]) -> None:
+    out = cli(*args)
+    assert out.status == 2
+    if args not in (["--json"], ["repl", "--json"]):  # there --json is what is wrong
+        without = cli(*[a for a in args if a != "--json"])
+        assert (without.status, without.out, without.err) == (2, "", out.err)
+    prefix = out.err.splitlines()[-1].partition(" error: ")[0]
+    assert prefix in ("moonasm:", f"moonasm {args[0]}:")
+    obj = out.json
+    assert obj["ok"] is False
+    (diagnostic,) = obj["diagnostics"]
+    assert set(diagnostic) == USAGE_KEYS
+    assert diagnostic["kind"] == "usage" and diagnostic["line"] is None
+    assert out.err.splitlines()[-1].endswith(diagnostic["message"])
+
+
+def test_a_handlers_usage_error_has_the_commands_prefix(cli, tmp_path) -> None:
+    missing = str(tmp_path / "none.masm")
+    for command in ("check", "play", "replay", "run"):
+        out = cli(command, missing)
+        assert out.status == 2
+        assert out.err.startswith(f"moonasm {command}: error: cannot read '{missing}'")
+
+
+def test_everything_after_double_dash_is_not_an_option(cli, masm) -> None:
+    path = masm("INC A\n")
+    out = cli("run", path, "--", "--json")
+    assert out.status == 2
+    assert out.out == ""
+
+
+def test_in_a_separate_process(tmp_path) -> None:
+    out = run_subprocess("run", "--goal", "x", str(tmp_path / "a.masm"), "--json")
+    assert out.status == 2
+    assert len(out.out.splitlines()) == 1
+    assert json.loads(out.out)["diagnostics"][0]["message"] == \
+        "argument --goal: 'x' is not a number (a value is a whole number: 6, 0b0110 or 0x6)"
