@@ -61,7 +61,8 @@ def test_bots(cli, masm) -> None:
 def test_missing_file_is_a_usage_error(cli, masm, tmp_path) -> None:
     out = cli("check", masm("INC A"), str(tmp_path / "nope.masm"))
     assert out.status == 2
-    assert out.err == f"moonasm check: error: cannot read '{tmp_path / 'nope.masm'}': no such file\n"
+    missing = tmp_path / "nope.masm"
+    assert out.err == f"moonasm check: error: cannot read '{missing}': no such file\n"
 
 
 def test_check_needs_a_file(cli) -> None:
