@@ -258,6 +258,8 @@ def test_the_fields_a_game_keeps_are_read_for_the_acting_player() -> None:
     assert m.state_value("TOKENS") == 4 and m.state_value("SCORE") == 2
     m.goal = None
     assert m.state_value("SHOWN", 3) == 0  # own goal: readable only while there is one
+    m.scores, m.hack_tokens = [0, 1, 2, 3], [0, 0, 0, 1]  # a game may keep one per seat
+    assert run_turn_on(m, "CMP SCORE4, 0\nCMP SCORE, 3\nCMP TOKENS, 1") == [0, 0, 0]
 
 
 def test_state_value_is_in_halves_like_every_cmp_value() -> None:

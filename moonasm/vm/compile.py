@@ -80,7 +80,7 @@ class _BlockWriter:
         if kind is ArgKind.POWER:
             return f"(P0 - S - {self.spent})"
         if arg.state is not None:  # nothing a block does changes the game's state
-            return f"m.state_value(*{arg.state!r})"
+            return "m.state_value({!r}, {!r})".format(*arg.state)
         if kind is ArgKind.GOAL:
             return "(g * 2)" if arg.value == 0 else \
                 f"((g if p == {arg.value} else m.shown[{arg.value}]) * 2)"

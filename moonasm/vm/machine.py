@@ -228,10 +228,11 @@ class Machine:
             return self.slot
         if word == "PENDING":
             return self.pending
-        if word == "SCORE":
-            return self.scores[self.player if param is None else int(param)]
+        if word == "SCORE":  # a seat nobody plays (or a game's shorter list) scores 0
+            seat = self.player if param is None else int(param)
+            return self.scores[seat] if seat < len(self.scores) else 0
         if word == "TOKENS":
-            return self.hack_tokens[self.player]
+            return self.hack_tokens[self.player] if self.player < len(self.hack_tokens) else 0
         if word == "SHOWN":  # exactly when reading GOALn would not fault
             assert isinstance(param, int)
             owner = param
