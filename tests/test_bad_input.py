@@ -51,8 +51,22 @@ def test_a_200000_character_line(tmp_path: Path) -> None:
     status, _, err = _run(tmp_path, b"INC A " + b"B" * 200_000 + b"\n")
     assert status == 3
     assert len(err) < 2000  # the message is cut short and the line shown as a window
-    status, out, _ = _run(tmp_path, b"INC A" + b" " * 200_000 + b"# " + b"x" * 200_000)
-    assert status == 0 and "1 steps" in out
+    status, _, err = _run(tmp_path, b"INC A" + b" " * 200_000 + b"# " + b"x" * 200_000)
+    assert status == 3
+    assert err.splitlines()[0].endswith("hostile.masm:1:4097: error: line 1 has 400,007 "
+                                        "characters; moonasm reads lines of at most 4,096")
+    status, out, _ = _run(tmp_path, b"INC A" + b" " * 2000 + b"# " + b"x" * 2089)
+    assert status == 0 and "1 steps" in out  # 4,096 characters: the longest line read
+
+
+@pytest.mark.parametrize("command", ["run", "check"])
+def test_a_program_over_1_mib_is_refused_before_parsing(tmp_path: Path, command: str) -> None:
+    status, _, err = _run(tmp_path, b"INC A\n" * 2_000_000, command)
+    assert status == 3
+    assert err.endswith("hostile.masm:1:1: error: the program has 12,000,000 characters; "
+                        "moonasm reads programs of at most 1,048,576 (1 MiB)\n")
+    status, _, _ = _run(tmp_path, b"INC A\n" * 174_762, command)  # 1,048,572: read
+    assert status == 0
 
 
 def test_100000_empty_lines(tmp_path: Path) -> None:

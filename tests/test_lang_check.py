@@ -76,7 +76,30 @@ CASES = [
     ("CMP A, 16", [(1, 8, "semantic", "number 16 does not fit in 4 bits (0-15)")]),
     ("CMP A, 0x10", [(1, 8, "semantic", "number 16 does not fit in 4 bits (0-15)")]),
     ("CMP A, 99999999999999999999999999",
-     [(1, 8, "semantic", "number (a 87-bit number) does not fit in 4 bits (0-15)")]),
+     [(1, 8, "semantic", "number (more than 64 bits) does not fit in 4 bits (0-15)")]),
+    (".goal " + "9" * 4000, [(1, 7, "semantic", "goal (more than 64 bits) does not fit in 4 bits "
+                                              "(0-15)")]),
+    # power amounts have a maximum, so no value anywhere is too large to print
+    (".power 1000000.5", [(1, 8, "semantic", ".power goes up to 1,000,000, not '1000000.5'")]),
+    (".power 0x" + "f" * 3600, [(1, 8, "semantic", ".power goes up to 1,000,000, not "
+                                                   "'0x" + "f" * 38 + "…'")]),
+    ("l: CMP POWER, 0x" + "f" * 3600 + "\nJMP l",
+     [(1, 15, "semantic", "power amounts go up to 1,000,000, not '0x" + "f" * 38 + "…'")]),
+    # a decimal literal with a leading zero, wherever a number is read (spec §3)
+    (".set B, 0011", [(1, 9, "syntax", "'0011': a decimal number cannot start with 0 (did you "
+                                       "mean 0b0011, or 11?)")]),
+    (".goal 0110", [(1, 7, "syntax", "'0110': a decimal number cannot start with 0 (did you "
+                                     "mean 0b0110, or 110?)")]),
+    (".bits 08", [(1, 7, "syntax", "'08': a decimal number cannot start with 0 (did you mean "
+                                   "8?)")]),
+    ("CMP A, 00", [(1, 8, "syntax", "'00': a decimal number cannot start with 0 (did you mean "
+                                    "0b00, or 0?)")]),
+    ("CMP POWER, 01.5", [(1, 12, "syntax", "'01.5': a decimal number cannot start with 0 (did "
+                                           "you mean 1.5?)")]),
+    (".power 01.5", [(1, 8, "syntax", "'01.5': a decimal number cannot start with 0 (did you "
+                                      "mean 1.5?)")]),
+    ("HACK 02", [(1, 6, "syntax", "'02': a decimal number cannot start with 0 (did you mean "
+                                  "2?)")]),
     # widths, players, turns
     (".bits 0", [(1, 7, "semantic", ".bits must be 1-16, not 0")]),
     (".bits 17", [(1, 7, "semantic", ".bits must be 1-16, not 17")]),
@@ -214,3 +237,13 @@ def test_config_is_resolved() -> None:
     assert (c.bits, c.mode, c.players, c.power, c.sets, c.goal, c.hackers, c.disabled,
             c.name, c.author) == (6, "versus", 3, 5, {"B": 63, "RAM3": 7}, 5, {2: "copy"},
                                   frozenset({"C", "ROL"}), "n", "me")
+
+
+@pytest.mark.parametrize("source", [".goal " + "9" * 4000, ".power 0x" + "f" * 3600,
+                                    "CMP POWER, 0x" + "f" * 3600, ".set B, 0011"])
+def test_no_value_too_large_to_print_reaches_run_json(cli, masm, source: str) -> None:
+    out = cli("run", "--json", masm(source + "\nINC A\n"))
+    assert out.status == 3
+    assert out.json["ok"] is False and out.json["goal"] is None
+    assert out.json["power"] == {"spent": 0, "left": None}
+    assert len(out.err) < 1000

@@ -61,7 +61,8 @@ def test_a_bom_in_the_bytes_is_dropped() -> None:
 
 @pytest.mark.parametrize(("text", "halves"), [
     ("6", 12), ("0b0110", 12), ("0B0110", 12), ("0x6", 12), ("0XF", 30), ("0xff", 510),
-    ("1.5", 3), ("0.5", 1), ("2.0", 4), ("1.50", 3), ("007", 14),
+    ("1.5", 3), ("0.5", 1), ("2.0", 4), ("1.50", 3), ("0", 0), ("0.5", 1),
+    ("007", None), ("00", None), ("01.5", None),  # a leading zero: the caller reports it
     ("1.25", -1),  # a fraction other than ½: the caller reports it
     ("0b", None), ("0x", None), ("0b102", None), ("0x1G", None), ("1_000", None),
     ("1.", None), ("1e5", None), ("1.5.5", None),
@@ -106,6 +107,10 @@ SYNTAX = [
     ("INC A\x00", [(1, 6, "syntax", "unexpected character '\\x00'")]),
     (".name \"open", [(1, 7, "syntax", "unexpected character '\"'")]),
     ("INC A\udcff", [(1, 6, "syntax", "invalid UTF-8 byte 0xFF")]),
+    # an undecodable byte is reported where it is, in a comment or a string too
+    ("INC A  # caf\udce9", [(1, 13, "syntax", "invalid UTF-8 byte 0xE9")]),
+    ('.name "caf\udcff"; INC Q', [(1, 11, "syntax", "invalid UTF-8 byte 0xFF"),
+                                  (1, 19, "semantic", "INC takes a register (A-D), not 'Q'")]),
     ("::", [(1, 1, "syntax", "unexpected character ':'")]),
 ]
 
@@ -165,7 +170,7 @@ def test_crlf_lines_are_shown_without_the_cr(cli, masm) -> None:
 
 
 def test_a_huge_token_is_cut_short_in_the_message(cli, masm) -> None:
-    path = masm("Q" * 5000 + " A\n")
+    path = masm("Q" * 4000 + " A\n")
     out = cli("check", path)
     first = out.err.splitlines()[0]
     assert first == f"{path}:1:1: error: unknown operation '{'Q' * 40}…'"

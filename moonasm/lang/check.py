@@ -15,6 +15,14 @@ from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span, shorten
 from moonasm.isa import Operation, Slot
 from moonasm.lang.nodes import Directive, Instruction, Label, Operand
+from moonasm.lang.numbers import (
+    MAX_POWER,
+    MAX_POWER_HALVES,
+    NumberError,
+    read_halves,
+    read_number,
+    shown,
+)
 from moonasm.lang.parse import Parsed, gc_paused
 
 MAX_BITS = 16
@@ -157,39 +165,14 @@ def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
     return f" (did you mean '{original}'?)"
 
 
-def shown(value: int) -> str:
-    """A number for a message; a huge one is abbreviated (Python refuses to print ints of
-    more than 4,300 digits, and nobody wants to read them)."""
-    if value.bit_length() <= 64:
-        return str(value)
-    return f"(a {value.bit_length()}-bit number)"
-
-
 def parse_number(text: str) -> int | None:
-    """A number token's value in halves (`6` -> 12, `1.5` -> 3), or None if malformed."""
-    low = text.lower()
+    """A number token's value in halves (`6` -> 12, `1.5` -> 3); None if malformed (a leading
+    zero included), -1 for a fraction other than ½. Prefer `numbers.read_number`, which says
+    what is wrong."""
     try:
-        if low.startswith("0b"):
-            return int(low[2:], 2) * 2 if low[2:].isalnum() else None
-        if low.startswith("0x"):
-            return int(low[2:], 16) * 2 if low[2:].isalnum() else None
-        if "." in low:
-            whole, _, frac = low.partition(".")
-            if not whole.isdigit() or not frac.isdigit():
-                return None
-            tenths = frac.rstrip("0")
-            if tenths == "":
-                return int(whole) * 2
-            if tenths == "5":
-                return int(whole) * 2 + 1
-            return -1  # a fraction other than ½: reported by the caller
-        if not low.isdigit():
-            return None
-        if len(low) > 4000:  # past int()'s digit limit, and wider than any machine anyway
-            return 1 << (len(low) * 3)
-        return int(low) * 2
-    except ValueError:
-        return None
+        return read_halves(text)
+    except NumberError as e:
+        return -1 if e.reason == "half steps" else None
 
 
 class _Checker:
@@ -292,13 +275,15 @@ class _Checker:
             return (Arg(ArgKind.LABEL, -1, operand.span, operand.text),)
         if op.forms[0] == (Slot.PLAYER,):
             operand = node.operands[0]
-            value = parse_number(operand.text) if operand.kind == "number" else None
-            if value is None or value % 2 or not 1 <= value // 2 <= 4:
+            player = self.literal(operand) if operand.kind == "number" else -1
+            if player is None:
+                return None
+            if player % 2 or not 1 <= player // 2 <= 4:
                 self.error("semantic", f"{op.mnemonic} takes a player number 1-4, not "
                            f"'{operand.text}'", operand.span)
                 return None
-            self.hack_uses.append((value // 2, operand.span))
-            return (Arg(ArgKind.PLAYER, value // 2, operand.span, operand.text),)
+            self.hack_uses.append((player // 2, operand.span))
+            return (Arg(ArgKind.PLAYER, player // 2, operand.span, operand.text),)
         # The common case first: every operand a register or RAM word (one dict lookup each).
         resolved_list = []
         for o in node.operands:
@@ -367,13 +352,12 @@ class _Checker:
         for operand, param in groups:
             word = operand.text.upper()
             if operand.kind == "number":
-                value = parse_number(operand.text)
+                value = self.literal(operand)
                 if value is None:
-                    self.error("syntax", f"invalid number '{operand.text}'", operand.span)
                     return None
-                if value < 0:
-                    self.error("semantic", f"'{operand.text}': power amounts go in steps of ½",
-                               operand.span)
+                if power_compared and value > MAX_POWER_HALVES:
+                    self.error("semantic", f"power amounts go up to {MAX_POWER:,}, not "
+                               f"'{operand.text}'", operand.span)
                     return None
                 if value % 2 and not power_compared:
                     self.error("semantic", f"'{operand.text}' has a fraction; only POWER and "
@@ -496,19 +480,32 @@ class _Checker:
             return
         getattr(self, "d_" + name[1:])(node, *node.operands)
 
-    def number(self, operand: Operand, what: str, halves: bool = False) -> int | None:
-        value = parse_number(operand.text) if operand.kind == "number" else None
-        if value is None:
-            self.error("semantic" if operand.kind != "number" else "syntax",
-                       f"{what} must be a number, not '{operand.text}'" if operand.kind !=
-                       "number" else f"invalid number '{operand.text}'", operand.span)
+    def literal(self, operand: Operand) -> int | None:
+        """A number operand in halves, with no limit yet; None (reported) if it is not one."""
+        try:
+            return read_halves(operand.text)
+        except NumberError as e:
+            self.error(e.kind, e.message, operand.span)
             return None
-        if value < 0 or (value % 2 and not halves):
-            self.error("semantic", f"{what} must be a whole number, not '{operand.text}'"
-                       if not halves else f"{what} goes in steps of ½, not '{operand.text}'",
+
+    def number(self, operand: Operand, what: str, halves: bool = False) -> int | None:
+        if operand.kind != "number":
+            self.error("semantic", f"{what} must be a number, not '{operand.text}'",
                        operand.span)
             return None
-        return value if halves else value // 2
+        try:
+            return read_number(operand.text, power=halves)
+        except NumberError as e:
+            if e.reason == "whole":
+                message = f"{what} must be a whole number, not '{operand.text}'"
+            elif e.reason == "half steps":
+                message = f"{what} goes in steps of ½, not '{operand.text}'"
+            elif e.reason == "too large":
+                message = f"{what} goes up to {MAX_POWER:,}, not '{operand.text}'"
+            else:
+                message = e.message
+            self.error(e.kind, message, operand.span)
+            return None
 
     def once(self, key: str, value: object, span: Span) -> None:
         if key in self.values:
@@ -653,6 +650,10 @@ class _Checker:
                 label = f"{what} {shown(value)}" if what in ("number", "goal") else \
                     f"value {shown(value)} for {what}"
                 self.error("semantic", f"{label} does not fit in {bits} bits (0-{mask})", span)
+        # What does not fit never reaches the configuration, even of a program with errors.
+        sets = {where: value for where, value in sets.items() if value <= mask}
+        if goal is not None and goal > mask:  # type: ignore[operator]
+            goal = None
         for where, (_, span) in self.sets.items():
             if where.startswith("RAM") and int(where[3:]) > players:
                 self.error("semantic", f"{where} does not exist with {players} player"

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import gc
 import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -66,19 +67,47 @@ def gc_paused() -> Iterator[None]:
 
 
 def parse(text: str) -> Parsed:
-    """Parse a whole program; never raises for any input text."""
-    with gc_paused():
-        return _parse(text)
+    """Parse a whole program; never raises for any input text.
 
-
-def _parse(text: str) -> Parsed:
-    from lark.exceptions import UnexpectedInput
-
+    Every reader of programs (run, check, bots, replay, the REPL's :load) comes through here,
+    so the size limits are enforced here, before any parsing: a program is refused whole when
+    it is larger than MAX_SOURCE_CHARS or has a line longer than MAX_LINE_CHARS. A byte that
+    is not UTF-8 is reported where it is, even in a comment or a string."""
+    if len(text) > MAX_SOURCE_CHARS:
+        return Parsed([], [], [Diagnostic(
+            "syntax", f"the program has {len(text):,} characters; moonasm reads programs of "
+            f"at most {MAX_SOURCE_CHARS:,} (1 MiB)", Span(1, 1))])
     if text.startswith("\ufeff"):
         text = text[1:]
     lines = text.split("\n")
     if "\r" in text:  # CRLF: the CR is no part of the line shown under a diagnostic
         lines = [line[:-1] if line.endswith("\r") else line for line in lines]
+    refused = _refuse(text, lines)
+    if refused:
+        return Parsed(lines, [], refused)
+    with gc_paused():
+        return _parse(text, lines)
+
+
+MAX_SOURCE_CHARS = 1 << 20
+MAX_LINE_CHARS = 4096
+_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _refuse(text: str, lines: list[str]) -> list[Diagnostic]:
+    """Lines too long to read."""
+    if len(text) <= MAX_LINE_CHARS or max(map(len, lines)) <= MAX_LINE_CHARS:
+        return []
+    return [Diagnostic("syntax", f"line {number} has {len(line):,} characters; moonasm reads "
+                       f"lines of at most {MAX_LINE_CHARS:,}", Span(number, MAX_LINE_CHARS + 1))
+            for number, line in enumerate(lines, 1) if len(line) > MAX_LINE_CHARS]
+
+
+def _parse(text: str, lines: list[str]) -> Parsed:
+    from lark.exceptions import UnexpectedInput
+
+    if _UNDECODABLE.search(text):  # the lexer would take a bad byte in a comment or string
+        return _parse_statements(lines)
     parser, builder = _parser()
     builder.line_base, builder.column_base = 0, 0
     try:
@@ -99,6 +128,11 @@ def _parse_statements(lines: list[str]) -> Parsed:
     errors: list[Diagnostic] = []
     for number, line in enumerate(lines, 1):
         for start, piece in split_statements(line):
+            bad = _UNDECODABLE.search(piece)
+            if bad is not None:
+                errors.append(Diagnostic("syntax", describe_char(bad.group()),
+                                         Span(number, start + bad.start() + 1)))
+                continue
             builder.line_base, builder.column_base = number - 1, start
             try:
                 nodes.extend(parser.parse(piece))  # type: ignore[arg-type]
