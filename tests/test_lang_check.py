@@ -80,11 +80,15 @@ CASES = [
     (".goal " + "9" * 4000, [(1, 7, "semantic", "goal (more than 64 bits) does not fit in 4 bits "
                                               "(0-15)")]),
     # power amounts have a maximum, so no value anywhere is too large to print
-    (".power 1000000.5", [(1, 8, "semantic", ".power goes up to 1,000,000, not '1000000.5'")]),
-    (".power 0x" + "f" * 3600, [(1, 8, "semantic", ".power goes up to 1,000,000, not "
+    (".power 1000000000.5", [(1, 8, "semantic", ".power goes up to 1,000,000,000, not "
+                                                "'1000000000.5'")]),
+    ("CMP ROUND, 1000000001", [(1, 12, "semantic", "numbers compared with the game's state go "
+                                                   "up to 1,000,000,000, not '1000000001'")]),
+    (".power 0x" + "f" * 3600, [(1, 8, "semantic", ".power goes up to 1,000,000,000, not "
                                                    "'0x" + "f" * 38 + "…'")]),
     ("l: CMP POWER, 0x" + "f" * 3600 + "\nJMP l",
-     [(1, 15, "semantic", "power amounts go up to 1,000,000, not '0x" + "f" * 38 + "…'")]),
+     [(1, 15, "semantic", "power amounts go up to 1,000,000,000, not '0x" + "f" * 38
+       + "…'")]),
     # a decimal literal with a leading zero, wherever a number is read (spec §3)
     (".set B, 0011", [(1, 9, "syntax", "'0011': a decimal number cannot start with 0 (did you "
                                        "mean 0b0011, or 11?)")]),

@@ -183,7 +183,7 @@ def test_cost_is_the_price_whatever_power_is_left() -> None:
 @pytest.mark.parametrize("limit", ["", ".power 3\n", ".power 1000000\n"])
 def test_a_disabled_operation_costs_more_than_power_and_any_number(limit: str) -> None:
     text = (f"{limit}.disable ROL\n.disable NOT\n"
-            "CMP COST ROL, POWER\nCMP POWER, COST ROL\nCMP COST ROL, 99999999999999999999999\n"
+            "CMP COST ROL, POWER\nCMP POWER, COST ROL\nCMP COST ROL, 1000000000\n"
             "CMP COST ROL, COST INC\nCMP COST ROL, COST NOT\nCMP COST ROL COST ROL\n"
             "CMP ERROR ROL, 1\nCMP ERROR NOT, 1\nCMP ERROR ROR, 0\nCMP COST ROR, 1")
     assert [c for _, c in comparisons(text)] == [1, -1, 1, 1, 0, 0, 0, 0, 0, 0]

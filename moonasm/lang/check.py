@@ -355,8 +355,10 @@ class _Checker:
                 value = self.literal(operand)
                 if value is None:
                     return None
-                if power_compared and value > MAX_POWER_HALVES:
-                    self.error("semantic", f"power amounts go up to {MAX_POWER:,}, not "
+                if unlimited and value > MAX_POWER_HALVES:
+                    what = "power amounts" if power_compared else \
+                        "numbers compared with the game's state"
+                    self.error("semantic", f"{what} go up to {MAX_POWER:,}, not "
                                f"'{operand.text}'", operand.span)
                     return None
                 if value % 2 and not power_compared:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from moonasm.diagnostics import shorten
 
-MAX_POWER = 1_000_000  # the most power a turn may have, and the largest power amount
+MAX_POWER = 1_000_000_000  # the most power a turn may have, and the largest power amount
 MAX_POWER_HALVES = MAX_POWER * 2
 
 # No machine or power amount needs more digits than this: longer literals are reported as too
