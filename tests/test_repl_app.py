@@ -135,7 +135,7 @@ def test_sandbox_options_are_honoured_or_refused(tmp_path: Path) -> None:
                            "--events"], input=b"", capture_output=True, timeout=60,
                           env=_env(tmp_path))
     assert proc.returncode == 2 and proc.stdout == b""
-    assert proc.stderr.decode().startswith("moonasm: error: --events, --seed make sense only "
+    assert proc.stderr.decode().startswith("moonasm repl: error: --events, --seed make sense only "
                                            "in a game: give the SEATs")
 
 
