@@ -464,3 +464,20 @@ def test_the_language_reference_documents_every_state_operand() -> None:
     for state in isa.STATE_OPERANDS:
         assert f"| `{state.form}` | {state.summary} |" in section
     assert "CMP COST ROL, POWER     # can I afford ROL, and may I use it?" in text
+
+
+OPERAND_TEXTS = (["A", "RAM", "GOAL", "POWER", "7"]
+                 + [w for w, s in isa.STATE_WORDS.items() if s.param is None]
+                 + [f"{s.word} {c}" for s in isa.STATE_OPERANDS if s.param is not None
+                    for c in s.param.choices()])
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.sampled_from(OPERAND_TEXTS), y=st.sampled_from(OPERAND_TEXTS),
+       comma=st.booleans(), lower=st.booleans())
+def test_cmp_operands_group_the_same_with_or_without_the_comma(x: str, y: str, comma: bool,
+                                                               lower: bool) -> None:
+    source = f".goal 1\nCMP {x}{',' if comma else ''} {y}"
+    stmt = checked(source.lower() if lower else source).turns[0].stmts[0]
+    assert stmt.text == f"CMP {x}, {y}"
+    assert len(stmt.args) == 2
