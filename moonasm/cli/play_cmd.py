@@ -23,12 +23,21 @@ from moonasm.cli.common import (
     print_diagnostics,
     print_json,
     read_file,
-    width_parser,
 )
-from moonasm.game import tables
 
-# Games are played on 4 bits and wider (a goal is one or two 4-bit cards).
-_bits = width_parser(4, what="a game's width")
+
+def _bits(text: str) -> int:
+    """A game's width: 4, 5, 6 or 8 (spec §1)."""
+    from moonasm.game.options import width_problem
+
+    try:
+        bits = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
+    problem = width_problem(bits)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return bits
 
 
 def _seed(text: str) -> int:
@@ -66,74 +75,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
-def _seat_value(option: str, text: str, players: int) -> tuple[int, str]:
-    seat_text, eq, value = text.partition("=")
-    if not eq:
-        raise UsageError(f"{option} takes SEAT=VALUE, not '{text}'")
-    try:
-        seat = int(seat_text)
-    except ValueError:
-        raise UsageError(f"{option} {text}: '{seat_text}' is not a seat number") from None
-    if not 1 <= seat <= players:
-        raise UsageError(f"{option} {text}: seats are 1-{players}")
-    return seat, value.strip().lower()
-
-
-def _levels(values: list[str], players: int) -> tuple[str, ...]:
-    everyone = "novice"
-    per_seat: dict[int, str] = {}
-    for text in values:
-        if "=" in text:
-            seat, level = _seat_value("--level", text, players)
-            if level not in tables.LEVELS:
-                raise UsageError(f"--level {text}: a level is novice, medium or hacker")
-            per_seat[seat] = level
-        else:
-            level = text.strip().lower()
-            if level not in tables.LEVELS:
-                raise UsageError(f"--level {text}: a level is novice, medium or hacker")
-            everyone = level
-    if not per_seat:
-        return (everyone,)
-    return tuple(per_seat.get(s, everyone) for s in range(1, players + 1))
-
-
-def _hackers(values: list[str], players: int) -> dict[int, str]:
-    from moonasm import isa
-
-    hackers: dict[int, str] = {}
-    for text in values:
-        seat, kind = _seat_value("--hacker", text, players)
-        if kind not in isa.HACKERS:
-            raise UsageError(f"--hacker {text}: a hacker is one of {', '.join(isa.HACKERS)}")
-        if seat in hackers:
-            raise UsageError(f"--hacker {text}: seat {seat} already has a hacker")
-        hackers[seat] = kind
-    return hackers
-
-
 def main(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from moonasm.game.bots import Bot, load_bot
+    from moonasm.game.bots import Bot
     from moonasm.game.engine import Game, GameOptions
+    from moonasm.game.seats import SeatError, load_bots, parse_hackers, parse_levels
 
     players = len(args.seats)
     try:
         if players > 4:
             raise UsageError(f"a game has 1-4 players, not {players}")
         options = GameOptions(
-            mode=args.mode, bits=args.bits, levels=_levels(args.level, players),
-            hackers=_hackers(args.hacker, players), events=args.events, extras=args.extras,
-            seed=0, max_rounds=args.max_rounds)
-        datas = [read_file(file) for file in args.seats]
-    except UsageError as e:
+            mode=args.mode, bits=args.bits, levels=parse_levels(args.level, players),
+            hackers=parse_hackers(args.hacker, players), events=args.events,
+            extras=args.extras, seed=0, max_rounds=args.max_rounds)
+        files = [(file, read_file(file)) for file in args.seats]
+    except (UsageError, SeatError) as e:
         return fail_usage(str(e))
 
     bots: list[Bot] = []
     invalid = False
-    for file, data in zip(args.seats, datas, strict=True):
-        loaded = load_bot(file, data, args.bits)
+    for (file, _), loaded in zip(files, load_bots(files, args.bits), strict=True):
         if isinstance(loaded, Bot):
             bots.append(loaded)
         else:

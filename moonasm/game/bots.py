@@ -3,12 +3,13 @@ at each of their turns (spec §3.1, §4)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Overrides, Program, check
-from moonasm.lang.parse import parse
+from moonasm.lang.parse import decode, parse
 
 
 @dataclass(frozen=True)
@@ -39,13 +40,12 @@ def bot_name(program: Program, file: str) -> str:
 
 
 def load_bot(file: str, data: bytes, bits: int) -> Bot | Invalid:
-    from moonasm.game.log import sha256
-    from moonasm.lang.parse import decode
-
+    """A bot from its file's bytes, checked for a `bits`-wide game; its sha256 identifies
+    it in a game log."""
     program, lines, errors = check_bot(decode(data), bits)
     if program is None:
         return Invalid(file, lines, errors)
-    return Bot(file, bot_name(program, file), program, sha256(data))
+    return Bot(file, bot_name(program, file), program, hashlib.sha256(data).hexdigest())
 
 
 def bot(text: str, bits: int = 4) -> Program:

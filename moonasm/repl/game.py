@@ -569,8 +569,8 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
     import sys
 
     from moonasm.cli.common import UsageError, print_diagnostics
-    from moonasm.cli.play_cmd import _hackers, _levels
     from moonasm.game.bots import Bot, load_bot
+    from moonasm.game.seats import SeatError, parse_hackers, parse_levels
 
     players = len(args.seats)
     if players > 4:
@@ -597,10 +597,13 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
         print("moonasm: error: invalid bot; no game was played", file=sys.stderr)
         raise BotsInvalid()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    options = GameOptions(mode=args.mode, bits=args.bits,
-                          levels=_levels(args.level, players),
-                          hackers=_hackers(args.hacker, players), events=args.events,
-                          extras=args.extras or "off", seed=seed,
+    try:
+        levels = parse_levels(args.level, players)
+        hackers = parse_hackers(args.hacker, players)
+    except SeatError as e:
+        raise UsageError(str(e)) from None
+    options = GameOptions(mode=args.mode, bits=args.bits, levels=levels, hackers=hackers,
+                          events=args.events, extras=args.extras or "off", seed=seed,
                           max_rounds=args.max_rounds or 100)
     problems = options.problems(players)
     if problems:

@@ -1,0 +1,1 @@
+"""The `moonasm` command line: one module per subcommand, and what they share (`common`)."""

@@ -1,0 +1,89 @@
+"""The deck: the cards still to draw, dealt once at setup from the game's one random source.
+
+`deal_coop` and `deal_versus` shuffle the cards spec §4.2 and §4.3 put in play (or take a given
+deck as is, for exact rule tests). `Deck` draws from the top, knows how many goal cards are
+left (the rules ask it at every end of round), and copies in one list copy. `Deck.order` is
+the whole deal in draw order, which a log header records so an auditor can check every draw.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from moonasm.game import tables
+from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, cards
+from moonasm.game.options import GameOptions
+
+CardSpec = Card | str | int
+
+
+class Deck:
+    """Cards in draw order; `draw()` takes the top one."""
+
+    __slots__ = ("_cards", "goals")
+
+    def __init__(self, draw_order: Sequence[Card]):
+        self._cards = list(reversed(draw_order))  # the top of the deck at the end
+        self.goals = sum(1 for c in draw_order if c.kind == GOAL)  # goal cards left
+
+    def __len__(self) -> int:
+        return len(self._cards)
+
+    def draw(self) -> Card:
+        card = self._cards.pop()
+        if card.kind == GOAL:
+            self.goals -= 1
+        return card
+
+    @property
+    def order(self) -> list[Card]:
+        """The cards left, in draw order."""
+        return self._cards[::-1]
+
+    def copy(self) -> Deck:
+        new = Deck.__new__(Deck)
+        new._cards = list(self._cards)
+        new.goals = self.goals
+        return new
+
+
+def deal_coop(options: GameOptions, players: int, rng: random.Random,
+              given: Sequence[CardSpec] | None = None) -> tuple[list[Card], list[Card]]:
+    """A cooperative deal: (the cards for the initial registers, the deck in draw order).
+
+    Shuffle the 16 goal cards and take the table's number; the first go into the registers;
+    then shuffle in the level's BUG cards and, with events on, the 17 event cards. A `given`
+    deck (draw order) is used as is: its first cards go into the registers."""
+    level = options.level(1)
+    registers = tables.COOP_INITIAL_REGISTERS[level]
+    if given is not None:
+        dealt = cards(given)
+        initial, rest = dealt[:len(registers)], dealt[len(registers):]
+        if any(c.kind != GOAL for c in initial):
+            raise ValueError("the first cards of a cooperative deck go into the registers "
+                             "and must be goal cards")
+        return initial, rest
+    count = tables.coop_goal_cards(level, options.bits, players)
+    values = list(range(16))
+    rng.shuffle(values)
+    chosen = [GOAL_CARDS[v] for v in values[:count]]
+    initial, rest = chosen[:len(registers)], chosen[len(registers):]
+    rest += [BUG] * tables.COOP_BUGS[level]
+    if options.events:
+        rest += list(EVENT_CARDS)
+    rng.shuffle(rest)
+    return initial, rest
+
+
+def deal_versus(options: GameOptions, rng: random.Random,
+                given: Sequence[CardSpec] | None = None) -> list[Card]:
+    """A competitive deck in draw order: the 16 goal cards, the 2 BUG cards and, with events
+    on, the 17 event cards, shuffled (or `given` as is)."""
+    if given is not None:
+        return cards(given)
+    dealt = list(GOAL_CARDS) + [BUG] * tables.VERSUS_BUGS
+    if options.events:
+        dealt += list(EVENT_CARDS)
+    rng.shuffle(dealt)
+    return dealt

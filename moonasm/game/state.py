@@ -1,0 +1,71 @@
+"""The explicit state of a game in progress, apart from its rules and its event sink.
+
+`GameState` is everything the rules change: the round and the acting seat, scores, tokens, the
+cooperative queue, each competitive seat's goal cards, active errors and the deck. Together
+with the shared `Machine` it is the whole game, and `GameState.copy()` / `copy_machine` copy
+it in a few container copies (no deep copy): the REPL's `:undo`, checks that nothing leaks
+hidden information, and a solver exploring moves all take such copies.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field, fields
+
+from moonasm.game.deck import Deck
+from moonasm.vm.machine import Machine
+
+
+@dataclass
+class GameState:
+    deck: Deck
+    players: int
+    round: int = 1
+    seat: int = 1  # the acting seat
+    finished: bool = False
+    outcome: str | None = None  # "won" | "lost" | "finished"
+    scores: dict[int, int] = field(default_factory=dict)
+    faults: dict[int, int] = field(default_factory=dict)
+    solved_goals: dict[int, list[int]] = field(default_factory=dict)
+    hack_tokens: dict[int, int] = field(default_factory=dict)
+    bugs: int = 0  # BUG cards drawn (cooperative: slots blocked)
+    errors: list[str] = field(default_factory=list)  # active ERROR cards, oldest first
+    pending: list[list[int]] = field(default_factory=list)  # cooperative: [card, slot]
+    goals: dict[int, list[int] | None] = field(default_factory=dict)  # competitive: cards
+    last_goal_taken: bool = False  # competitive: the game ends with this round
+    turn_open: bool = False
+    turn_steps: int = 0
+    result_sent: bool = False
+
+    @classmethod
+    def new(cls, deck: Deck, players: int) -> GameState:
+        seats = range(1, players + 1)
+        return cls(deck, players, scores=dict.fromkeys(seats, 0),
+                   faults=dict.fromkeys(seats, 0), solved_goals={s: [] for s in seats},
+                   hack_tokens=dict.fromkeys(seats, 0))
+
+    def copy(self) -> GameState:
+        new = copy.copy(self)
+        new.deck = self.deck.copy()
+        new.scores = dict(self.scores)
+        new.faults = dict(self.faults)
+        new.solved_goals = {s: list(g) for s, g in self.solved_goals.items()}
+        new.hack_tokens = dict(self.hack_tokens)
+        new.errors = list(self.errors)
+        new.pending = [list(c) for c in self.pending]
+        new.goals = {s: None if g is None else list(g) for s, g in self.goals.items()}
+        return new
+
+
+def copy_machine(m: Machine) -> Machine:
+    """A copy of the machine whose containers share nothing with it (the values in them are
+    ints, strings and frozen hacker records)."""
+    new = copy.copy(m)
+    for f in fields(m):
+        value = getattr(m, f.name)
+        if isinstance(value, list | set):
+            setattr(new, f.name, value.copy())
+        elif isinstance(value, dict):
+            setattr(new, f.name, {k: v.copy() if isinstance(v, dict | list) else v
+                                  for k, v in value.items()})
+    return new
