@@ -127,6 +127,14 @@ def test_argparse_usage_errors_exit_2(bots, capsys, args):
     assert e.value.code == 2
 
 
+@pytest.mark.parametrize("bits", ["3", "7", "12", "16"])
+def test_a_game_is_4_5_6_or_8_bits_wide(bots, capsys, bits):
+    with pytest.raises(SystemExit) as e:
+        main(["play", "counter.masm", "--bits", bits])
+    assert e.value.code == 2
+    assert f"games use 4, 5, 6 or 8 bits (spec §1), not {bits}" in capsys.readouterr().err
+
+
 def test_every_option(bots, capsys):
     code, out, _ = run(capsys, "counter.masm", "counter.masm", "idle.masm", "--mode",
                        "versus", "--bits", "6", "--level", "medium", "--level", "3=hacker",

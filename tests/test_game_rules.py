@@ -97,3 +97,17 @@ def test_a_wide_cooperative_round_draws_one_goal_card_or_a_whole_goal_when_none_
                         ends[drawn] += 1
                 drawn = None
     assert ends[1] > 20  # (a whole goal drawn: test_game_options, exact decks)
+
+
+@pytest.mark.parametrize("mode,players,read,message", [
+    ("coop", 1, "GOAL4", "there is no player 4: this game has 1 player"),
+    ("coop", 2, "GOAL3", "there is no player 3: this game has 2 players"),
+    ("versus", 2, "GOAL2", "player 2's goal has not been shown; HACK 2 shows it"),
+])
+def test_reading_a_goal_that_cannot_be_read_says_what_is_true(mode, players, read, message):
+    events: list[ev.GameEvent] = []
+    g = Game(GameOptions(mode=mode, seed=1), ["p", "q"][:players], events.append)
+    g.play_bot_turn(bot(f"CMP A, {read}"))
+    faults = [e for e in events if isinstance(e, ev.Fault)]
+    assert [(f.kind, f.message, f.line, f.column) for f in faults] == [
+        ("protection", message, 1, 1)]

@@ -28,8 +28,9 @@ FAULTS = [
     ("HACK 1", "protection", "HACK is for competitive games (.mode versus)", 1),
     (".mode versus\n.players 2\nHACK 2", "protection", "player 1 holds no bug card to hack "
                                                        "with", 1),
-    (".goal 1\n.players 2\nCMP GOAL3, A", "protection", "player 3's goal has not been shown; "
-                                                        "HACK 3 shows it", 1),
+    (".goal 1\n.players 2\nCMP GOAL3, A", "protection", "there is no player 3: this game has "
+                                                        "2 players", 1),
+    (".goal 1\nCMP GOAL4, A", "protection", "there is no player 4: this game has 1 player", 1),
     (".disable B\nMOV A, B", "disabled", "register B is disabled by an ERROR card until "
                                          "repaired", 1),
     (".disable ROL\nROL A", "disabled", "ROL is disabled by an ERROR card until repaired", 1),

@@ -63,8 +63,17 @@ def guard(m: Machine, args: tuple[Arg, ...]) -> None:
                 if m.goal is None:
                     raise ProtectionFault("there is no goal to read")
             elif owner not in m.shown:
-                raise ProtectionFault(f"player {owner}'s goal has not been shown; HACK "
-                                      f"{owner} shows it")
+                raise ProtectionFault(unshown_goal(m, owner))
+
+
+def unshown_goal(m: Machine, owner: int) -> str:
+    """Why `GOALowner` cannot be read, in the game's own terms (no HACK outside versus)."""
+    if owner > m.players:
+        return (f"there is no player {owner}: this game has {m.players} "
+                f"player{'s' if m.players != 1 else ''}")
+    if m.mode != "versus":  # cooperative goals are shared: shown unless none is pending
+        return "there is no goal to read"
+    return f"player {owner}'s goal has not been shown; HACK {owner} shows it"
 
 
 def compare_value(m: Machine, arg: Arg) -> float:
