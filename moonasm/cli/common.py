@@ -15,8 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
 
@@ -119,23 +118,10 @@ def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[
 
 
 def print_json(obj: object) -> None:
-    """One JSON object on one line; numbers of any size are printed exactly."""
+    """One JSON object on one line."""
     import json
 
-    with any_size_ints():
-        print(json.dumps(obj, ensure_ascii=False))
-
-
-@contextmanager
-def any_size_ints() -> Iterator[None]:
-    """Lift Python's 4,300-digit limit on printing ints, for output only: a program may set
-    power per turn to a number that long (the limit guards parsing, which stays bounded)."""
-    limit = sys.get_int_max_str_digits()
-    sys.set_int_max_str_digits(0)
-    try:
-        yield
-    finally:
-        sys.set_int_max_str_digits(limit)
+    print(json.dumps(obj, ensure_ascii=False))
 
 
 def use_color(stream: IO[str]) -> bool:
@@ -154,71 +140,34 @@ POWER_RULE = "power comes in steps of 0.5, like 3 or 1.5"
 _WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
 
 
-class NumberError(ValueError):
-    """A command-line number that breaks a rule; `explained` when the message itself says
-    what to write instead (otherwise the option's rule follows it)."""
+def _option_number(text: str, *, power: bool, rule: str) -> int:
+    """A number read by the language's one literal reader (spec §3); a malformed one is
+    reported with the option's rule, the others' messages say what to write instead."""
+    from moonasm.lang.numbers import NumberError, read_number
 
-    def __init__(self, message: str, explained: bool = False) -> None:
-        super().__init__(message)
-        self.explained = explained
-
-    def with_rule(self, rule: str) -> str:
-        return str(self) if self.explained else f"{self} ({rule})"
-
-
-def literal_halves(text: str) -> int:
-    """A number written as programs write it (spec §3), in halves (`1.5` -> 3); raises
-    NumberError naming what is wrong, a leading zero with both its readings."""
-    from moonasm.diagnostics import shorten
-    from moonasm.lang.check import parse_number
-
-    shown = shorten(text)
-    if text.startswith("-"):
-        raise NumberError(f"'{shown}' is negative")
-    whole, dot, fraction = text.partition(".")
-    if len(whole) > 1 and whole.startswith("0") and whole.isdecimal():
-        plain = (whole.lstrip("0") or "0") + dot + fraction
-        binary = f"0b{whole}, or " if not dot and set(whole) <= {"0", "1"} else ""
-        raise NumberError(f"'{shown}' has a leading zero: did you mean {binary}{plain}?",
-                          explained=True)
-    if len(text) > 4000:  # Python will not read it; it is wider than any register anyway
-        raise NumberError(f"'{shown}' is too large")
-    halves = parse_number(text)
-    if halves is None:
-        raise NumberError(f"'{shown}' is not a number")
-    if halves < 0:
-        raise NumberError(f"'{shown}' is not a multiple of 0.5")
-    return halves
+    try:
+        return read_number(text, power=power)
+    except NumberError as e:
+        message = f"{e.message} ({rule})" if e.reason in ("malformed", "whole") else e.message
+        raise argparse.ArgumentTypeError(message) from None
 
 
 def parse_halves(text: str) -> int:
     """A power amount such as `3` or `1.5`, in halves; for argparse `type=`."""
-    try:
-        return literal_halves(text)
-    except NumberError as e:
-        raise argparse.ArgumentTypeError(e.with_rule(POWER_RULE)) from None
-
-
-def whole_value(text: str) -> int:
-    """A register value: a whole number in decimal, 0b binary or 0x hexadecimal, at most
-    16 bits (whether it fits the machine's width is checked once the width is known)."""
-    from moonasm.diagnostics import shorten
-
-    halves = literal_halves(text)
-    if halves % 2:
-        raise NumberError(f"'{shorten(text)}' is not a whole number")
-    if halves // 2 >> _WIDEST:
-        raise NumberError(f"'{shorten(text)}' does not fit in {_WIDEST} bits, the widest "
-                          "machine", explained=True)
-    return halves // 2
+    return _option_number(text, power=True, rule=POWER_RULE)
 
 
 def parse_value(text: str) -> int:
-    """A register value (see `whole_value`); for argparse `type=`."""
-    try:
-        return whole_value(text)
-    except NumberError as e:
-        raise argparse.ArgumentTypeError(e.with_rule(VALUE_RULE)) from None
+    """A register value: a whole number in decimal, 0b binary or 0x hexadecimal, at most
+    16 bits (whether it fits the machine's width is checked once the width is known); for
+    argparse `type=`."""
+    from moonasm.diagnostics import shorten
+
+    value = _option_number(text, power=False, rule=VALUE_RULE)
+    if value >> _WIDEST:
+        raise argparse.ArgumentTypeError(f"'{shorten(text)}' does not fit in {_WIDEST} bits, "
+                                         "the widest machine")
+    return value
 
 
 def width_parser(low: int, high: int = 16, what: str = "width") -> Callable[[str], int]:

@@ -16,10 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
-    VALUE_RULE,
     JsonObject,
-    NumberError,
-    any_size_ints,
     diagnostic_json,
     fail_usage,
     failure_object,
@@ -31,7 +28,6 @@ from moonasm.cli.common import (
     print_json,
     read_program,
     use_color,
-    whole_value,
 )
 
 if TYPE_CHECKING:
@@ -81,10 +77,9 @@ def _set_pair(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not X=V with X a register "
                                          "A-D or a module RAM1-RAM4")
     try:
-        return name, whole_value(value.strip())
-    except NumberError as e:
-        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: "
-                                         f"{e.with_rule(VALUE_RULE)}") from None
+        return name, parse_value(value.strip())
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: {e}") from None
 
 
 def _hacker(text: str) -> tuple[int, str]:
@@ -279,9 +274,8 @@ def _run(args: argparse.Namespace, program: Program) -> int:
         print(render.registers(m, color))
         print("  ".join(render.register(f"RAM{p}", m.ram[p], m.bits, color)
                         for p in range(1, config.players + 1)))
-        with any_size_ints():
-            print(f"power spent {isa.format_halves(m.spent)}, left "
-                  f"{isa.format_halves(m.power)}; {res.steps} steps")
+        print(f"power spent {isa.format_halves(m.spent)}, left {isa.format_halves(m.power)}; "
+              f"{res.steps} steps")
         if config.goal is not None:
             state = "reached" if res.reached else "NOT reached"
             print(f"goal {config.goal:0{m.bits}b} ({config.goal}): {state}")
