@@ -1,25 +1,33 @@
 """Showing a game log (`moonasm play --log`) turn by turn.
 
-`Replay` turns the events of a validated `GameLog` (`moonasm.game.log.read_log`) into lines of
-text: the registers as bit lamps under their column values, each player's RAM, power, goals,
-the cooperative queue with its slots, the cards drawn and what the events did, every
-statement executed, faults with their line, column and statement, goals solved, and the
-result.
+`Replay` turns the events of a `LogReader` (`moonasm.game.log`), streamed, into lines of text:
+the registers as bit lamps under their column values, each player's RAM, power, goals, the
+cooperative queue with its slots, the cards drawn and what the events did, every statement
+executed, faults with their line, column and statement, goals solved, and the result.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from moonasm import isa
-from moonasm.game.log import Event, GameLog, is_value
+from moonasm.game.log import EVENTS, Event, LogReader, Summary, is_value
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
 
 # -- showing it --------------------------------------------------------------------------------
 
 LIT, UNLIT = "●", "○"
+
+
+def printable(text: str) -> str:
+    """Text from a log, safe on a terminal: a log may come from anywhere, and a control
+    character in a name or a statement (an escape sequence) must not reach the screen."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 def amount(value: float | None) -> str:
@@ -41,16 +49,22 @@ class Options:
     sources: dict[int, list[str]] = field(default_factory=dict)  # seat -> bot source lines
 
 
-class Replay:
-    """Turns a validated `GameLog` into lines of text; `lines()` yields them."""
+# The operand or mnemonic a fault's caret underlines: the word at the fault's column.
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 
-    def __init__(self, log: GameLog, options: Options | None = None):
+
+class Replay:
+    """Turns a log into lines of text; `lines()` yields them. `summary` is the reader's
+    `scan()`: the log has been validated whole before anything is shown."""
+
+    def __init__(self, log: LogReader, summary: Summary, options: Options | None = None):
         self.log = log
+        self.summary = summary
         self.o = options or Options()
         config = log.config
         self.bits: int = config["bits"]
         self.mode: str = config["mode"]
-        self.names = {p["seat"]: p["name"] for p in log.players}
+        self.names = {p["seat"]: printable(p["name"]) for p in log.players}
         self.regs = [0, 0, 0, 0]
         self.ram = {str(s): 0 for s in self.names}
         self.disabled: list[str] = []
@@ -65,6 +79,8 @@ class Replay:
         self.seen: dict[int, dict[int, str]] = {s: {} for s in self.names}  # line -> stmt
         self.thinking = 0
         self.wide = self.bits > 8
+        self.handlers: dict[str, Callable[[Event], list[str]]] = {
+            kind: getattr(self, "on_" + kind) for kind in EVENTS}
 
     # -- small pieces --------------------------------------------------------------------------
 
@@ -149,7 +165,7 @@ class Replay:
             yield self.paint("Setup", BOLD)
         showing = whole
         in_turn = False
-        for number, event in self.log.events:
+        for number, event in self.log.events():
             kind = event["event"]
             if kind == "turn":
                 self.turn += 1
@@ -163,7 +179,7 @@ class Replay:
                 showing = self.turn == o.turn and (in_turn or kind == "end_turn")
             elif o.round is not None:
                 showing = self.round == o.round and not self.in_setup
-            handler = getattr(self, "on_" + kind, None)
+            handler = self.handlers.get(kind)
             out = handler(event) if handler is not None else self.on_unknown(event, number)
             if showing or kind == "result" and o.turn is None and o.round is None:
                 yield from out
@@ -173,9 +189,9 @@ class Replay:
                 self.round = event["round"] + 1
                 if o.turn is None and o.round is None:
                     yield ""
-        if not self.log.complete:
+        if not self.summary.complete:
             yield ""
-            yield self.paint(f"The log ends early, after line {self.log.last_line}: the game "
+            yield self.paint(f"The log ends early, after line {self.summary.last_line}: the game "
                              "was cut short before its result.", BOLD + RED)
 
     def title(self) -> list[str]:
@@ -190,8 +206,8 @@ class Replay:
         out = [self.paint(f"MOON {mode} game", BOLD) + f", {c['bits']} bits, {level}, "
                f"seed {self.log.header['seed']}; " + ", ".join(extras)]
         for p in self.log.players:
-            out.append(f"  seat {p['seat']}  {self.paint(p['name'], BOLD)}  "
-                       f"{self.paint(p['file'], DIM)}")
+            out.append(f"  seat {p['seat']}  {self.paint(printable(p['name']), BOLD)}  "
+                       f"{self.paint(printable(p['file']), DIM)}")
         return out
 
     # -- one method per event: update the state, return the lines to show ----------------------
@@ -292,10 +308,10 @@ class Replay:
 
     def on_skip(self, e: Event) -> list[str]:
         return [self.paint(f"Round {e['round']}: ", BOLD) + f"{self.seat(e['seat'])} is "
-                f"skipped ({e['reason']})"]
+                f"skipped ({printable(e['reason'])})"]
 
     def on_step(self, e: Event) -> list[str]:
-        statement = e["statement"]
+        statement = printable(e["statement"])
         seat = e["seat"]
         self.seen.setdefault(seat, {})[e["line"]] = statement
         mnemonic = statement.split(" ", 1)[0].upper()
@@ -333,7 +349,7 @@ class Replay:
         self.faults[seat] += 1
         line, column = e["line"], e["column"]
         where = f" at line {line}, column {column}" if line is not None else ""
-        out = [self.indent() + self.paint(f"✗ {e['kind']} fault{where}: {e['message']}",
+        out = [self.indent() + self.paint(f"✗ {e['kind']} fault{where}: {printable(e['message'])}",
                                           BOLD + RED)]
         source = self.statement_at(seat, line, e)
         if source is not None:
@@ -351,13 +367,15 @@ class Replay:
             return None
         lines = self.o.sources.get(seat)
         if lines is not None and 1 <= line <= len(lines):
-            text = lines[line - 1].rstrip()
+            text = printable(lines[line - 1].rstrip())
             column = e["column"] or 1
-            rest = text[column - 1:]
-            length = len(rest.split()[0]) if rest.split() else 1
+            word = _WORD.match(text, column - 1)
+            length = len(word.group()) if word else 1
             return text, " " * (column - 1) + "^" + "~" * (length - 1)
         statement = e.get("statement")
-        if not isinstance(statement, str):
+        if isinstance(statement, str):
+            statement = printable(statement)
+        else:
             statement = self.seen.get(seat, {}).get(line)
         return (statement, "") if statement else None
 
@@ -401,7 +419,7 @@ class Replay:
         out = [self.paint("Result: ", BOLD) + self.paint(text, BOLD + style)]
         rows = [("seat", "name", "solved", "faults")]
         for p in e["players"]:
-            rows.append((str(p["seat"]), p["name"], str(p["solved"]), str(p["faults"])))
+            rows.append((str(p["seat"]), printable(p["name"]), str(p["solved"]), str(p["faults"])))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for r in rows:
             out.append(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "

@@ -6,6 +6,7 @@ plays real games with the example bots and replays their logs.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from moonasm.cli.main import main
-from moonasm.game.log import LogError, read_log
+from moonasm.game.log import LogError, LogReader
 from moonasm.replay import Options, Replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -242,11 +243,10 @@ def test_one_turn_or_one_round(tmp_path: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_colour_on_a_terminal_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from moonasm.game.log import load
-
-    log = load(write(tmp_path, jsonl([HEADER, *COOP])))
-    coloured = "\n".join(Replay(log, Options(color=True)).lines())
-    plain = "\n".join(Replay(log, Options(color=False)).lines())
+    log = LogReader(io.BytesIO(jsonl([HEADER, *COOP]).encode()))
+    summary = log.scan()
+    coloured = "\n".join(Replay(log, summary, Options(color=True)).lines())
+    plain = "\n".join(Replay(log, summary, Options(color=False)).lines())
     assert "\x1b[" in coloured and "\x1b[" not in plain
     # the CLI decides from the stream and NO_COLOR
     from moonasm.cli.common import use_color
@@ -365,7 +365,7 @@ def test_malformed_logs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
 
 def test_read_log_raises_log_error() -> None:
     with pytest.raises(LogError) as info:
-        read_log(b'{"format": "moonasm-game-log"}\n')
+        LogReader(io.BytesIO(b'{"format": "moonasm-game-log"}\n'))
     assert info.value.line == 1 and "no \"version\"" in str(info.value)
 
 
@@ -407,7 +407,8 @@ def test_same_seed_gives_identical_logs(tmp_path: Path, game: tuple[str, ...]) -
     first = play(tmp_path, "first.jsonl", *game)
     second = play(tmp_path, "second.jsonl", *game)
     assert first.read_bytes() == second.read_bytes()
-    assert read_log(first.read_bytes()).complete
+    with first.open("rb") as f:
+        assert LogReader(f).scan().complete
 
 
 @pytest.mark.parametrize("game", [VERSUS_GAME, COOP_GAME], ids=["versus", "coop-events"])

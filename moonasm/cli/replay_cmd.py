@@ -7,9 +7,14 @@ With --verify, the game is played again from the log's header (its seed, its opt
 the bots it names, found by their recorded hash) and compared with the log byte for byte:
 a contest organiser's audit that a logged game is the game those bots play.
 
+With --json, one JSON object: what the log records (seed, configuration, players, turns,
+rounds, result) and, with --verify, whether it verified; nothing else is printed on standard
+output.
+
 Exit status: 0 shown (also a log cut short after a complete line: the readable part is shown
-and a warning says so) or verified, 1 --verify found a difference, 2 usage error, unreadable
-file or a bot file not found, 3 a malformed log (the message names the line).
+and a warning says so) or verified, 1 --verify found a difference (or the game cannot be
+played again), 2 usage error, unreadable file or a bot file not found, 3 a malformed log
+(the message names the line).
 """
 
 from __future__ import annotations
@@ -17,12 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
-from moonasm.cli.common import UsageError, fail_usage, parse_positive, read_file, use_color
+from moonasm.cli.common import UsageError, fail_usage, parse_positive, print_json, use_color
 
 if TYPE_CHECKING:
-    from moonasm.game.log import GameLog
+    from moonasm.game.log import LogReader, Summary
+
+EXIT_DIFFERS, EXIT_USAGE, EXIT_MALFORMED = 1, 2, 3
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -40,6 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verify", action="store_true",
                    help="play the game again with the same bots and seed, and check that it "
                         "gives this log byte for byte")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object (what the log records, whether it verified) "
+                        "instead of the game")
 
 
 def _lamps_ok(stream: object) -> bool:
@@ -51,74 +61,154 @@ def _lamps_ok(stream: object) -> bool:
     return True
 
 
+def _open(path: str) -> IO[bytes]:
+    """The log file, positioned at its start; a pipe is copied to a temporary file first,
+    because a replay reads the log twice (validate, then show) rather than holding it."""
+    try:
+        stream: IO[bytes] = open(path, "rb")  # noqa: SIM115 (closed by main)
+    except FileNotFoundError:
+        raise UsageError(f"cannot read '{path}': no such file") from None
+    except IsADirectoryError:
+        raise UsageError(f"cannot read '{path}': it is a directory") from None
+    except OSError as e:
+        raise UsageError(f"cannot read '{path}': {e.strerror or e}") from None
+    except ValueError as e:  # a NUL in the name
+        raise UsageError(f"cannot read {path!r}: {e}") from None
+    if stream.seekable():
+        return stream
+    import shutil
+    import tempfile
+
+    copy = tempfile.TemporaryFile()
+    with stream:
+        shutil.copyfileobj(stream, copy)
+    copy.seek(0)
+    return copy
+
+
+class _Report:
+    """What the command prints: text on the terminal, or with --json one object at the end."""
+
+    def __init__(self, args: argparse.Namespace):
+        self.file: str = args.file
+        self.json: bool = args.json
+        self.facts: dict[str, Any] = {"version": None, "seed": None, "config": None,
+                                      "players": None, "complete": None, "turns": None,
+                                      "rounds": None, "result": None, "verified": None}
+
+    def learn(self, log: LogReader, summary: Summary | None = None) -> None:
+        head = log.header
+        self.facts.update(version=head["version"], seed=head["seed"], config=head["config"],
+                          players=head["players"])
+        if summary is not None:
+            result = summary.result
+            self.facts.update(complete=summary.complete, turns=summary.turns,
+                              rounds=summary.rounds,
+                              result=None if result is None else
+                              {k: v for k, v in result.items() if k != "event"})
+
+    def fail(self, status: int, kind: str, message: str, line: int | None = None) -> int:
+        """A failure: `file:line: error: message` on standard error (kind "usage": the
+        usage-error form), and with --json the one object."""
+        if kind == "usage" and not self.json:
+            return fail_usage(message)
+        where = self.file if line is None else f"{self.file}:{line}"
+        prefix = "moonasm: error: " if kind == "usage" else f"{where}: error: "
+        print(prefix + message, file=sys.stderr)
+        if kind == "log":
+            print(f"moonasm: error: '{self.file}' is not a valid game log", file=sys.stderr)
+        if self.json:
+            print_json({"ok": False, "file": self.file, **self.facts, "diagnostics": [
+                {"file": None if kind == "usage" else self.file, "line": line,
+                 "column": None, "severity": "error", "kind": kind, "message": message}]})
+        return status
+
+    def succeed(self) -> int:
+        if self.json:
+            print_json({"ok": True, "file": self.file, **self.facts, "diagnostics": []})
+        return 0
+
+
 def main(args: argparse.Namespace) -> int:
-    from moonasm.game.log import LogError, bot_sources, read_log
+    from moonasm.game.log import LogError, LogReader
+
+    report = _Report(args)
+    if args.turn is not None and args.round is not None:
+        return report.fail(EXIT_USAGE, "usage", "give --turn or --round, not both")
+    try:
+        stream = _open(args.file)
+    except UsageError as e:
+        return report.fail(EXIT_USAGE, "usage", str(e))
+    with stream:
+        try:
+            log = LogReader(stream)
+            report.learn(log)
+            summary = log.scan()
+        except LogError as e:
+            return report.fail(EXIT_MALFORMED, "log", e.message, e.line)
+        report.learn(log, summary)
+        if args.turn is not None and args.turn > summary.turns:
+            return report.fail(EXIT_USAGE, "usage", f"--turn {args.turn}: the log has "
+                               f"{summary.turns} turn{'s' if summary.turns != 1 else ''}")
+        if args.round is not None and args.round > summary.rounds:
+            last = summary.rounds
+            return report.fail(EXIT_USAGE, "usage", f"--round {args.round}: the log has " + (
+                f"round{'s 1-' if last != 1 else ' '}{last}" if last else "no rounds"))
+        if args.verify:
+            return _verify(args, log, summary, report)
+        if not args.json:
+            _show(args, log, summary)
+        if not summary.complete:
+            print(f"moonasm: warning: '{args.file}' ends early (after line "
+                  f"{summary.last_line}, before the game's result); the readable part was "
+                  "shown", file=sys.stderr)
+        return report.succeed()
+
+
+def _show(args: argparse.Namespace, log: LogReader, summary: Summary) -> None:
+    from moonasm.game.log import bot_sources
     from moonasm.replay import Options, Replay
 
-    if args.turn is not None and args.round is not None:
-        return fail_usage("give --turn or --round, not both")
-    path = Path(args.file)
-    try:
-        data = read_file(args.file)
-    except UsageError as e:
-        return fail_usage(str(e))
-    try:
-        log = read_log(data)
-    except LogError as e:
-        where = f"{args.file}:{e.line}" if e.line is not None else args.file
-        print(f"{where}: error: {e.message}", file=sys.stderr)
-        print(f"moonasm: error: '{args.file}' is not a valid game log", file=sys.stderr)
-        return 3
-    if args.turn is not None and args.turn > log.turns:
-        return fail_usage(f"--turn {args.turn}: the log has {log.turns} turn"
-                          f"{'s' if log.turns != 1 else ''}")
-    if args.round is not None:
-        rounds = {e["round"] for _, e in log.events if e["event"] in ("turn", "skip")}
-        if args.round not in rounds:
-            last = max(rounds, default=0)
-            return fail_usage(f"--round {args.round}: the log has round"
-                              f"{'s 1-' if last != 1 else ' '}{last}" if last else
-                              f"--round {args.round}: the log has no rounds")
-    if args.verify:
-        return _verify(args.file, data, log, path.parent)
     unicode = _lamps_ok(sys.stdout)
     options = Options(
         color=use_color(sys.stdout),
         lamps=unicode and not args.ascii,
         steps="none" if args.no_steps else "all" if args.all_steps else "ops",
         turn=args.turn, round=args.round,
-        sources=bot_sources(log, path.parent))
-    replay = Replay(log, options)
-    for line in replay.lines():
+        sources=bot_sources(log.header, Path(args.file).parent))
+    for line in Replay(log, summary, options).lines():
         if not unicode:
             line = line.encode("ascii", "replace").decode("ascii")
         print(line)
-    if not log.complete:
-        print(f"moonasm: warning: '{args.file}' ends early (after line {log.last_line}, "
-              "before the game's result); the readable part was shown", file=sys.stderr)
-    return 0
 
 
-def _verify(name: str, data: bytes, log: GameLog, base: Path) -> int:
-    from moonasm.game.log import bot_files, play_again
+def _verify(args: argparse.Namespace, log: LogReader, summary: Summary,
+            report: _Report) -> int:
+    from moonasm.game.log import LogError, find_bots, verify
 
-    if not log.complete:
-        print(f"moonasm: error: '{name}' ends early; only a whole game can be verified",
-              file=sys.stderr)
-        return 1
-    files = bot_files(log, base)
-    missing = [p["file"] for p in log.players if p["seat"] not in files]
-    if missing:
-        return fail_usage("cannot verify: no file with the recorded sha256 for "
-                          + ", ".join(f"'{m}'" for m in missing))
-    again = play_again(log.header, [files[p["seat"]] for p in log.players]).encode()
-    if again == data:
+    name = args.file
+    if not summary.complete:
+        return report.fail(EXIT_DIFFERS, "verify",
+                           "the log ends early; only a whole game can be verified")
+    bots = find_bots(log.header, Path(name).parent)
+    if bots.missing:
+        files = {p["seat"]: p["file"] for p in log.players}
+        why = "; ".join(f"'{files[seat]}' (looked at {', '.join(reasons)})"
+                        for seat, reasons in sorted(bots.missing.items()))
+        return report.fail(EXIT_USAGE, "usage",
+                           f"cannot verify: no file with the recorded sha256 for {why}")
+    try:
+        differs = verify(log, bots.found)
+    except ValueError as e:
+        return report.fail(EXIT_DIFFERS, "verify", f"cannot play the game again: {e}")
+    except LogError as e:
+        return report.fail(EXIT_MALFORMED, "log", e.message, e.line)
+    if differs is not None:
+        report.facts["verified"] = False
+        return report.fail(EXIT_DIFFERS, "verify", "the game played again differs from the "
+                           "log from this line on", differs)
+    report.facts["verified"] = True
+    if not args.json:
         print(f"{name}: verified: the same bots and seed play this game byte for byte "
-              f"({len(data.splitlines())} lines)")
-        return 0
-    logged, played = data.splitlines(), again.splitlines()
-    number = next((n for n, (a, b) in enumerate(zip(logged, played, strict=False), 1)
-                   if a != b), min(len(logged), len(played)) + 1)
-    print(f"{name}:{number}: error: the game played again differs from the log from this "
-          "line on", file=sys.stderr)
-    return 1
+              f"({summary.last_line} lines)")
+    return report.succeed()

@@ -1,11 +1,19 @@
 """The game log: JSON Lines, one object a line, flushed as written (a crash leaves a readable
 prefix). The first line is a header; every other line is one event of `moonasm.game.engine`.
 
-Writing: `header`, `LogWriter`. Reading: `read_log` validates the whole log first, the header
-and then every event against the format the engine writes (keys may be added to an event;
-none may be missing or of the wrong type). Any problem is a `LogError` naming the line, so a
-replay never starts on a log it cannot finish showing. A log that simply stops after a
-complete line (the game crashed or was interrupted) is readable: `GameLog.complete` is False.
+Writing: `header`, `LogWriter`. Reading: `LogReader` streams a log from a binary file: the
+header is validated when the reader opens, `scan()` validates every event (against the format
+the engine writes: keys may be added to an event, none may be missing or of the wrong type or
+range) and `events()` yields them, validated again, from the start. Memory stays constant in
+the log's length: a replay reads the file twice instead of holding it. Any problem is a
+`LogError` naming the line, so a replay never starts on a log it cannot finish showing. A log
+that simply stops after a complete line (the game crashed or was interrupted) is readable:
+`Summary.complete` is False.
+
+A log is input from anywhere, so everything it can make moonasm do is bounded: a line is at
+most `MAX_LINE_BYTES`, the header must describe a game `moonasm play` can play (the engine's
+own option checks, and at most `MAX_STEPS` steps a turn), and the bot files it names are read
+only when they are regular files of at most `MAX_BOT_BYTES`.
 
 Lines are written with `json.dumps(..., ensure_ascii=True, separators=(",", ":"))` and keys in
 the order the engine builds them, so the same game always gives the same bytes.
@@ -16,16 +24,27 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Callable
+import os
+import stat
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from moonasm.game.engine import GameOptions
+from moonasm.game.cards import EVENT_NAMES
+from moonasm.game.engine import GameOptions
 
 FORMAT = "moonasm-game-log"
 VERSION = 1
+
+# A line of a real log is a few hundred bytes (the header: a few per player); anything
+# longer than this is not a game log, and reading stops there instead of filling memory.
+MAX_LINE_BYTES = 1 << 20
+# The contests' bot size limit: a bot file larger than this is not one a game could have had.
+MAX_BOT_BYTES = 64 * 1024
+# The steps a bot may take in a turn (spec §3.1): the engine's default, which every game
+# `moonasm play` writes; a log may ask for fewer, never more.
+MAX_STEPS = GameOptions.max_steps
 
 Event = dict[str, Any]
 
@@ -38,11 +57,14 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def header(options: GameOptions, players: list[dict[str, Any]]) -> dict[str, Any]:
-    """The first line: format, version, seed, configuration, and each seat's bot as
+def header(options: GameOptions, players: list[dict[str, Any]],
+           cwd: str | None = None) -> dict[str, Any]:
+    """The first line: format, version, seed, configuration, the directory the bot files'
+    names are relative to (`cwd`, default the current one) and each seat's bot as
     `{"seat", "name", "file", "sha256"}`."""
     return {"format": FORMAT, "version": VERSION, "seed": options.seed,
-            "config": options.config_json(len(players)), "players": players}
+            "config": options.config_json(len(players)),
+            "cwd": os.getcwd() if cwd is None else cwd, "players": players}
 
 
 class LogWriter:
@@ -59,8 +81,6 @@ class LogWriter:
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
     """The game options a log's header records (to play the same game again)."""
-    from moonasm.game.engine import GameOptions
-
     config = head["config"]
     return GameOptions(
         mode=config["mode"], bits=config["bits"], levels=tuple(config["levels"]),
@@ -69,30 +89,7 @@ def options_from_header(head: dict[str, Any]) -> GameOptions:
         max_rounds=config["max_rounds"], max_steps=config["max_steps"])
 
 
-def play_again(head: dict[str, Any], sources: list[bytes]) -> str:
-    """Play the game a header describes with the given bot sources (in seat order) and
-    return its whole log: the same bytes as the original when nothing has changed."""
-    import io
-
-    from moonasm.game.bots import Bot, load_bot
-    from moonasm.game.engine import Game
-    from moonasm.game.events import json_sink
-
-    options = options_from_header(head)
-    bots = []
-    for player, data in zip(head["players"], sources, strict=True):
-        loaded = load_bot(player["file"], data, options.bits)
-        if not isinstance(loaded, Bot):
-            raise ValueError(f"{player['file']} is no longer a valid bot")
-        bots.append(loaded)
-    out = io.StringIO()
-    writer = LogWriter(out, header(options, head["players"]))
-    Game(options, [p["name"] for p in head["players"]], json_sink(writer.write)).play(
-        [b.program for b in bots])
-    return out.getvalue()
-
-
-# -- reading and validating ---------------------------------------------------------------
+# -- errors ------------------------------------------------------------------------------------
 
 class LogError(Exception):
     """A log that is not a valid game log. `line` is 1-based (None: the file as a whole)."""
@@ -106,7 +103,7 @@ class LogError(Exception):
         return f"line {self.line}: {self.message}" if self.line is not None else self.message
 
 
-# -- validation --------------------------------------------------------------------------------
+# -- value checks ------------------------------------------------------------------------------
 
 Check = Callable[[Any], bool]
 
@@ -143,56 +140,102 @@ def is_value(v: Any) -> bool:
     return _is_int(v) and v >= 0
 
 
+def _is_positive(v: Any) -> bool:
+    return _is_int(v) and v >= 1
+
+
 def _is_registers(v: Any) -> bool:
     return isinstance(v, list) and len(v) == 4 and all(is_value(x) for x in v)
 
 
 def _is_ram(v: Any) -> bool:
-    return isinstance(v, dict) and all(k.isdigit() and is_value(x) for k, x in v.items())
+    return isinstance(v, dict) and all(isinstance(k, str) and is_value(x) for k, x in v.items())
 
 
-# What each kind of type check means, for messages.
+def _is_card_value(v: Any) -> bool:
+    return _is_int(v) and 0 <= v <= 15
+
+
+def _is_event_name(v: Any) -> bool:
+    return v in EVENT_NAMES
+
+
+# The names an ERROR card can disable ("ERROR ROL" disables "ROL").
+_DISABLEABLE = tuple(n.split(" ", 1)[1] for n in EVENT_NAMES if n.startswith("ERROR "))
+
+
+def _is_disabled(v: Any) -> bool:
+    return v in _DISABLEABLE
+
+
+def _is_fault_kind(v: Any) -> bool:
+    return v in ("power", "protection", "disabled", "overload")
+
+
+def _is_sha256(v: Any) -> bool:
+    return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+
+
+def _is_file_name(v: Any) -> bool:
+    return isinstance(v, str) and v != "" and "\0" not in v
+
+
+# What each kind of check means, for messages.
 _WHAT: dict[Check, str] = {
-    _is_int: "a whole number", is_value: "a whole number", _is_str: "a string",
+    _is_int: "a whole number", is_value: "a whole number from 0", _is_str: "a string",
     _is_bool: "true or false", _is_registers: "a list of 4 register values",
-    _is_ram: "an object of RAM values by seat", _is_num: "a number",
+    _is_ram: "an object of RAM values by seat", _is_num: "a number from 0",
+    _is_positive: "a whole number from 1", _is_card_value: "a card value 0-15",
+    _is_event_name: "the name of an event card", _is_fault_kind: "a fault kind",
+    _is_sha256: "a sha256 in hexadecimal (64 lowercase digits)",
+    _is_file_name: "a file name (not empty, no NUL)",
 }
 
 HEADER_KEYS: dict[str, Check] = {
-    "format": _is_str, "version": _is_int, "seed": _is_int, "config": lambda v: isinstance(
-        v, dict), "players": lambda v: isinstance(v, list)}
+    "format": _is_str, "version": _is_int, "seed": is_value,
+    "config": lambda v: isinstance(v, dict), "players": lambda v: isinstance(v, list)}
 CONFIG_KEYS: dict[str, Check] = {
-    "mode": lambda v: v in ("coop", "versus"),
-    "bits": lambda v: _is_int(v) and 1 <= v <= 16,
-    "levels": _list(_is_str), "hackers": lambda v: isinstance(v, dict), "events": _is_bool,
-    "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
-PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_str,
-                                 "sha256": _is_str}
+    "mode": _is_str, "bits": _is_int, "levels": _list(_is_str),
+    "hackers": lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_str(x)
+                                                     for k, x in v.items()),
+    "events": _is_bool, "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
+PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_file_name,
+                                 "sha256": _is_sha256}
 
 EVENTS: dict[str, dict[str, Check]] = {
     "setup": {"registers": _is_registers, "deck": is_value, "pending": _list(_opt(is_value)),
               "bugs": is_value},
     "draw": {"seat": _opt(_is_int), "card": lambda v: v in ("goal", "bug", "event"),
-             "value": _opt(is_value), "name": _opt(_is_str)},
-    "event": {"name": _is_str, "registers": _is_registers, "disabled": _list(_is_str)},
-    "turn": {"round": _is_int, "seat": _is_int, "power": _opt(_is_num), "goal": _opt(is_value),
-             "registers": _is_registers, "ram": _is_ram},
-    "skip": {"round": _is_int, "seat": _is_int, "reason": _is_str},
-    "step": {"seat": _is_int, "line": _is_int, "statement": _is_str, "cost": _is_num,
+             "value": _opt(_is_card_value), "name": _opt(_is_event_name)},
+    "event": {"name": _is_event_name, "registers": _is_registers,
+              "disabled": _list(_is_disabled)},
+    "turn": {"round": _is_positive, "seat": _is_int, "power": _opt(_is_num),
+             "goal": _opt(is_value), "registers": _is_registers, "ram": _is_ram},
+    "skip": {"round": _is_positive, "seat": _is_int, "reason": _is_str},
+    "step": {"seat": _is_int, "line": _is_positive, "statement": _is_str, "cost": _is_num,
              "power": _opt(_is_num), "registers": _is_registers, "ram": _is_ram},
     "solved": {"seat": _is_int, "goal": is_value, "score": is_value},
-    "fault": {"seat": _is_int, "kind": _is_str, "message": _is_str, "line": _opt(_is_int),
-              "column": _opt(_is_int)},
+    "fault": {"seat": _is_int, "kind": _is_fault_kind, "message": _is_str,
+              "line": _opt(_is_positive), "column": _opt(_is_positive)},
     "hack": {"seat": _is_int, "target": _is_int, "goal": is_value},
     "end_turn": {"seat": _is_int, "steps": is_value},
-    "round_end": {"round": _is_int,
-                  "pending": _list(_obj({"goal": _opt(is_value), "slot": _is_int})),
+    "round_end": {"round": _is_positive,
+                  "pending": _list(_obj({"goal": _opt(is_value), "slot": _is_positive})),
                   "bugs": is_value},
-    "result": {"result": lambda v: v in ("won", "lost", "finished"), "rounds": _is_int,
+    "result": {"result": lambda v: v in ("won", "lost", "finished"), "rounds": is_value,
                "winners": _list(_is_int),
                "players": _list(_obj({"seat": _is_int, "name": _is_str,
                                       "solved": is_value, "faults": is_value}))},
 }
+
+# Keys holding a value of the game's width, by event.
+_WIDE_VALUES: dict[str, tuple[str, ...]] = {
+    "turn": ("goal",), "solved": ("goal",), "hack": ("goal",)}
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: int) -> None:
@@ -201,33 +244,135 @@ def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: i
             raise LogError(line, f"{where} has no \"{key}\"")
         if not check(obj[key]):
             what = _WHAT.get(check)
-            shown = json.dumps(obj[key])
-            if len(shown) > 40:
-                shown = shown[:37] + "..."
-            raise LogError(line, f"{where}: \"{key}\" is {shown}"
+            raise LogError(line, f"{where}: \"{key}\" is {_shown(obj[key])}"
                            + (f", not {what}" if what else ", which is not valid here"))
 
 
-@dataclass
-class GameLog:
-    header: dict[str, Any]
-    events: list[tuple[int, Event]]  # (line number, event)
-    complete: bool  # the log ends with the game's result
+def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
+    """`obj` if it is the header of a game `moonasm play` could have played, else LogError."""
+    if not isinstance(obj, dict):
+        raise LogError(line, f"expected a JSON object, found {type(obj).__name__}")
+    if obj.get("format") != FORMAT:
+        if "event" in obj:
+            raise LogError(line, "the log starts with an event, not with its header line "
+                           f"(\"format\": \"{FORMAT}\")")
+        raise LogError(line, f"not a MOON game log: the header's \"format\" should be "
+                       f"\"{FORMAT}\"")
+    _check_keys(obj, HEADER_KEYS, "the header", line)
+    if obj["version"] != VERSION:
+        newer = " (written by a newer moonasm?)" if obj["version"] > VERSION else ""
+        raise LogError(line, f"log format version {obj['version']}{newer}; this moonasm "
+                       f"reads version {VERSION}")
+    if "cwd" in obj and not _is_file_name(obj["cwd"]):
+        raise LogError(line, f"the header: \"cwd\" is {_shown(obj['cwd'])}, not a directory "
+                       "name (not empty, no NUL)")
+    config = obj["config"]
+    _check_keys(config, CONFIG_KEYS, "the header's \"config\"", line)
+    players = obj["players"]
+    if not 1 <= len(players) <= 4:
+        raise LogError(line, f"the header lists {len(players)} players; a game has 1-4")
+    for i, player in enumerate(players, 1):
+        if not isinstance(player, dict):
+            raise LogError(line, f"the header's player {i} is not an object")
+        _check_keys(player, PLAYER_KEYS, f"the header's player {i}", line)
+        if player["seat"] != i:
+            raise LogError(line, f"the header's player {i} has seat {player['seat']}")
+    if len(config["levels"]) != len(players):
+        raise LogError(line, f"the header's \"config\" gives {len(config['levels'])} levels "
+                       f"for {len(players)} players (a log names each seat's level)")
+    for seat in config["hackers"]:
+        if not (seat.isascii() and seat.isdigit()):
+            raise LogError(line, f"the header's \"config\": hacker seat {_shown(seat)} is not "
+                           "a seat number")
+    if config["max_steps"] > MAX_STEPS:
+        raise LogError(line, f"the header's \"config\": \"max_steps\" is {config['max_steps']}"
+                       f"; a game allows at most {MAX_STEPS:,} steps a turn")
+    problems = options_from_header(obj).problems(len(players))
+    if problems:
+        raise LogError(line, "the header's \"config\" is not a game moonasm plays: "
+                       + "; ".join(problems))
+    return obj
+
+
+class _EventChecker:
+    """Validates events in order: each against its kind's keys, the game's seats and width,
+    and the order a game has (rounds counted from 1, nothing after the result)."""
+
+    def __init__(self, head: dict[str, Any]):
+        self.players = len(head["players"])
+        self.bits: int = head["config"]["bits"]
+        self.mask = (1 << self.bits) - 1
+        self.seats = [str(s) for s in range(1, self.players + 1)]
+        self.round = 1
+        self.turns = 0
+        self.played = 0  # the last round with a turn or a skip
+        self.result: Event | None = None
+
+    def check(self, obj: Any, line: int) -> Event:
+        if not isinstance(obj, dict):
+            raise LogError(line, f"expected a JSON object, found {type(obj).__name__}")
+        if self.result is not None:
+            raise LogError(line, "an event after the game's result")
+        kind = obj.get("event")
+        if kind is None:
+            if obj.get("format") == FORMAT:
+                raise LogError(line, "a second header line")
+            raise LogError(line, "an object without \"event\": not a game log event")
+        if not isinstance(kind, str):
+            raise LogError(line, "\"event\" should be a string")
+        keys = EVENTS.get(kind)
+        if keys is None:
+            return obj  # an event this replay does not know: shown as it is (forward compatible)
+        where = f"the \"{kind}\" event"
+        _check_keys(obj, keys, where, line)
+        for key in ("seat", "target"):
+            seat = obj.get(key)
+            if isinstance(seat, int) and not 1 <= seat <= self.players:
+                raise LogError(line, f"{where} names seat {seat}, but the game has "
+                               f"{self.players} player{'s' if self.players != 1 else ''}")
+        if "registers" in keys and any(v > self.mask for v in obj["registers"]):
+            raise LogError(line, f"{where} has a register value wider than the game's "
+                           f"{self.bits} bits")
+        if "ram" in keys:
+            ram = obj["ram"]
+            if sorted(ram) != self.seats:
+                raise LogError(line, f"{where}: \"ram\" should have one value for each seat "
+                               f"({', '.join(self.seats)}), not {_shown(sorted(ram))}")
+            if any(v > self.mask for v in ram.values()):
+                raise LogError(line, f"{where} has a RAM value wider than the game's "
+                               f"{self.bits} bits")
+        for key in _WIDE_VALUES.get(kind, ()):
+            if _is_int(obj[key]) and obj[key] > self.mask:
+                raise LogError(line, f"{where}: \"{key}\" {obj[key]} is wider than the "
+                               f"game's {self.bits} bits")
+        if kind in ("turn", "skip", "round_end"):
+            if obj["round"] != self.round:
+                raise LogError(line, f"{where} is in round {obj['round']}, but the game is "
+                               f"in round {self.round}")
+            if kind == "round_end":
+                self.round += 1
+            else:
+                self.played = self.round
+                self.turns += kind == "turn"
+        elif kind == "result":
+            self.result = obj
+        return obj
+
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a pass over the whole log learned."""
+
+    result: Event | None  # the game's result, the last event (None: the log ends early)
     last_line: int  # the number of the last line read
+    turns: int  # turns played ("turn" events)
+    rounds: int  # the last round with a turn or a skip (0: none)
 
     @property
-    def config(self) -> dict[str, Any]:
-        config: dict[str, Any] = self.header["config"]
-        return config
-
-    @property
-    def players(self) -> list[dict[str, Any]]:
-        players: list[dict[str, Any]] = self.header["players"]
-        return players
-
-    @property
-    def turns(self) -> int:
-        return sum(1 for _, e in self.events if e["event"] == "turn")
+    def complete(self) -> bool:
+        """The log ends with the game's result."""
+        return self.result is not None
 
 
 def _parse_line(raw: bytes, number: int, last: bool) -> Any:
@@ -246,123 +391,201 @@ def _parse_line(raw: bytes, number: int, last: bool) -> Any:
         if isinstance(e, json.JSONDecodeError):
             raise LogError(number, f"not JSON ({e.msg}, column {e.colno})") from None
         raise LogError(number, "not JSON (nested too deeply)") from None
+    except ValueError:  # an integer of more than sys.get_int_max_str_digits() digits
+        raise LogError(number, "a number too long for any game (over 4,300 digits)") from None
 
 
-def read_log(data: bytes) -> GameLog:
-    """Parse and validate a whole log; raises LogError naming the first bad line."""
-    if not data.strip():
+class LogReader:
+    """A game log read from a binary stream that can seek (a file): the header is read and
+    validated at once; `scan()` and `events()` each read the events from the start."""
+
+    def __init__(self, stream: IO[bytes]):
+        self._stream = stream
+        self.header: dict[str, Any] = {}
+        self._last_line = 0
+        for number, raw, last in self._lines(0):
+            if raw.strip():
+                self.header = check_header(_parse_line(raw, number, last), number)
+                self._start = self._stream.tell()
+                self._start_line = number
+                return
         raise LogError(1, "the file is empty: a game log starts with a header line")
-    chunks = data.split(b"\n")
-    # The writer ends every line with a newline; text after the last one is a cut-off line
-    # unless it is a whole event by itself.
-    ends_cleanly = chunks[-1] == b""
-    if ends_cleanly:
-        chunks.pop()
-    header: dict[str, Any] | None = None
-    events: list[tuple[int, Event]] = []
-    players = 0
-    mask = 0
-    complete = False
-    last_line = 0
-    for index, raw in enumerate(chunks):
-        number = index + 1
-        last_line = number
-        if not raw.strip():
-            continue
-        obj = _parse_line(raw.rstrip(b"\r"), number,
-                          last=index == len(chunks) - 1 and not ends_cleanly)
-        if not isinstance(obj, dict):
-            raise LogError(number, f"expected a JSON object, found {type(obj).__name__}")
-        if header is None:
-            header = _check_header(obj, number)
-            players = len(header["players"])
-            mask = (1 << header["config"]["bits"]) - 1
-            continue
-        if complete:
-            raise LogError(number, "an event after the game's result")
-        _check_event(obj, number, players, mask)
-        events.append((number, obj))
-        complete = obj["event"] == "result"
-    if header is None:
-        raise LogError(1, "the file is empty: a game log starts with a header line")
-    return GameLog(header, events, complete, last_line)
+
+    @property
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.header["config"]
+        return config
+
+    @property
+    def players(self) -> list[dict[str, Any]]:
+        players: list[dict[str, Any]] = self.header["players"]
+        return players
+
+    def _lines(self, start_line: int) -> Iterator[tuple[int, bytes, bool]]:
+        """(line number, the line without its newline, whether it is a last line without a
+        newline), from the stream's position."""
+        number = start_line
+        while True:
+            raw = self._stream.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            self._last_line = number
+            if not raw.endswith(b"\n"):
+                if len(raw) > MAX_LINE_BYTES:
+                    raise LogError(number, f"a line longer than {MAX_LINE_BYTES // 1024} KiB: "
+                                   "this is not a game log")
+                yield number, raw.rstrip(b"\r"), True
+                return
+            yield number, raw[:-1].rstrip(b"\r"), False
+
+    def raw_lines(self) -> Iterator[bytes]:
+        """Every line of the file as it is, newline included, from the first (to compare a
+        log byte for byte); lines longer than `MAX_LINE_BYTES` are a LogError."""
+        self._stream.seek(0)
+        number = 0
+        while True:
+            raw = self._stream.readline(MAX_LINE_BYTES + 1)
+            if not raw:
+                return
+            number += 1
+            if len(raw) > MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                raise LogError(number, f"a line longer than {MAX_LINE_BYTES // 1024} KiB: "
+                               "this is not a game log")
+            yield raw
+
+    def _walk(self, checker: _EventChecker) -> Iterator[tuple[int, Event]]:
+        self._stream.seek(self._start)
+        for number, raw, last in self._lines(self._start_line):
+            if raw.strip():
+                yield number, checker.check(_parse_line(raw, number, last), number)
+
+    def events(self) -> Iterator[tuple[int, Event]]:
+        """Each event with its line number, validated, from the first."""
+        return self._walk(_EventChecker(self.header))
+
+    def scan(self) -> Summary:
+        """Validate the whole log (LogError at the first bad line) and summarise it."""
+        checker = _EventChecker(self.header)
+        for _ in self._walk(checker):
+            pass
+        return Summary(checker.result, self._last_line, checker.turns, checker.played)
 
 
-def _check_header(obj: dict[str, Any], line: int) -> dict[str, Any]:
-    if obj.get("format") != FORMAT:
-        if "event" in obj:
-            raise LogError(line, "the log starts with an event, not with its header line "
-                           f"(\"format\": \"{FORMAT}\")")
-        raise LogError(line, f"not a MOON game log: the header's \"format\" should be "
-                       f"\"{FORMAT}\"")
-    _check_keys(obj, HEADER_KEYS, "the header", line)
-    if obj["version"] != VERSION:
-        newer = " (written by a newer moonasm?)" if obj["version"] > VERSION else ""
-        raise LogError(line, f"log format version {obj['version']}{newer}; this moonasm "
-                       f"reads version {VERSION}")
-    _check_keys(obj["config"], CONFIG_KEYS, "the header's \"config\"", line)
-    players = obj["players"]
-    if not 1 <= len(players) <= 4:
-        raise LogError(line, f"the header lists {len(players)} players; a game has 1-4")
-    for i, player in enumerate(players, 1):
-        if not isinstance(player, dict):
-            raise LogError(line, f"the header's player {i} is not an object")
-        _check_keys(player, PLAYER_KEYS, f"the header's player {i}", line)
-        if player["seat"] != i:
-            raise LogError(line, f"the header's player {i} has seat {player['seat']}")
-    return obj
+# -- the bot files a log names -------------------------------------------------------------------
+
+def read_bot_file(path: Path) -> bytes | str:
+    """The bytes of the file at `path`, or why it cannot be a bot file: a log may name anything
+    (`/dev/zero`, a FIFO, a huge file), so only a regular file of at most `MAX_BOT_BYTES` is
+    read, and opening never blocks."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return "no such file"
+    except (OSError, ValueError) as e:
+        return f"cannot be read ({getattr(e, 'strerror', None) or e})"
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return "not a regular file"
+        data = f.read(MAX_BOT_BYTES + 1)
+    if len(data) > MAX_BOT_BYTES:
+        return f"larger than {MAX_BOT_BYTES // 1024} KiB, the bot size limit"
+    return data
 
 
-def _check_event(obj: dict[str, Any], line: int, players: int, mask: int) -> None:
-    kind = obj.get("event")
-    if kind is None:
-        if obj.get("format") == FORMAT:
-            raise LogError(line, "a second header line")
-        raise LogError(line, "an object without \"event\": not a game log event")
-    if not isinstance(kind, str):
-        raise LogError(line, "\"event\" should be a string")
-    keys = EVENTS.get(kind)
-    if keys is None:
-        return  # an event this replay does not know: shown as it is (forward compatible)
-    _check_keys(obj, keys, f"the \"{kind}\" event", line)
-    for key in ("seat", "target"):
-        seat = obj.get(key)
-        if isinstance(seat, int) and not isinstance(seat, bool) and not 1 <= seat <= players:
-            raise LogError(line, f"the \"{kind}\" event names seat {seat}, but the game has "
-                           f"{players} player{'s' if players != 1 else ''}")
-    for key in ("registers",):
-        if key in obj and any(v > mask for v in obj[key]):
-            raise LogError(line, f"the \"{kind}\" event has a register value wider than the "
-                           f"game's {mask.bit_length()} bits")
+def _candidates(head: dict[str, Any], file: str, base: Path | None) -> list[Path]:
+    """Where a header's bot file may be: as written relative to the directory the game was
+    played in (the header's "cwd"), to the current directory, and beside the log."""
+    name = Path(file)
+    if name.is_absolute():
+        return [name]
+    out = []
+    if "cwd" in head:
+        out.append(Path(head["cwd"]) / name)
+    out.append(name)
+    if base is not None:
+        out += [base / name, base / name.name]
+    return list(dict.fromkeys(out))
 
 
-def load(path: str | Path) -> GameLog:
-    """Read and validate a log file. OSError if it cannot be read, LogError if invalid."""
-    return read_log(Path(path).read_bytes())
+@dataclass(frozen=True)
+class BotFiles:
+    """Each seat's bot file where one with the recorded sha256 was found, and for the other
+    seats why not (one reason per place looked at)."""
+
+    found: dict[int, bytes]
+    missing: dict[int, list[str]]
 
 
-def bot_files(log: GameLog, base: Path | None = None) -> dict[int, bytes]:
-    """Each seat's bot file, when it can be found (as written in the header, or beside the
-    log) and still has the hash the header records."""
-    out: dict[int, bytes] = {}
-    for p in log.players:
-        candidates = [Path(p["file"])]
-        if base is not None and not Path(p["file"]).is_absolute():
-            candidates.append(base / p["file"])
-            candidates.append(base / Path(p["file"]).name)
-        for path in candidates:
-            try:
-                data = path.read_bytes()
-            except OSError:
-                continue
-            if hashlib.sha256(data).hexdigest() == p["sha256"]:
-                out[p["seat"]] = data
+def find_bots(head: dict[str, Any], base: Path | None = None) -> BotFiles:
+    """The bot files of a validated header, each found by its recorded sha256."""
+    found: dict[int, bytes] = {}
+    missing: dict[int, list[str]] = {}
+    for player in head["players"]:
+        reasons = []
+        for path in _candidates(head, player["file"], base):
+            data = read_bot_file(path)
+            if isinstance(data, str):
+                reasons.append(f"'{path}': {data}")
+            elif sha256(data) != player["sha256"]:
+                reasons.append(f"'{path}': a different sha256")
+            else:
+                found[player["seat"]] = data
                 break
-    return out
+        else:
+            missing[player["seat"]] = reasons
+    return BotFiles(found, missing)
 
 
-def bot_sources(log: GameLog, base: Path | None = None) -> dict[int, list[str]]:
-    """Each seat's bot source lines, where `bot_files` finds the file."""
+def bot_sources(head: dict[str, Any], base: Path | None = None) -> dict[int, list[str]]:
+    """Each seat's bot source lines, where `find_bots` finds the file."""
     from moonasm.lang.parse import decode
 
-    return {seat: decode(data).splitlines() for seat, data in bot_files(log, base).items()}
+    return {seat: decode(data).splitlines() for seat, data in find_bots(head, base).found.items()}
+
+
+# -- playing a logged game again -------------------------------------------------------------------
+
+class _Differs(Exception):
+    """The game played again wrote a line the log does not have."""
+
+
+def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
+    """Play the game `reader`'s header describes with the given bot files (by seat) and
+    compare what it writes with the log, line by line, as it is written: None when they are
+    the same bytes, else the number of the first line that differs. The comparison stops at
+    the first difference, so a log cannot make this run longer than the game it records.
+    ValueError when a bot file is no longer a valid bot."""
+    from moonasm.game.bots import Bot, load_bot
+    from moonasm.game.engine import Game
+    from moonasm.game.events import json_sink
+
+    head = reader.header
+    options = options_from_header(head)
+    programs = []
+    for player in head["players"]:
+        loaded = load_bot(player["file"], sources[player["seat"]], options.bits)
+        if not isinstance(loaded, Bot):
+            raise ValueError(f"'{player['file']}' is no longer a valid bot")
+        programs.append(loaded.program)
+    again = header(options, head["players"], cwd=head.get("cwd"))
+    if "cwd" not in head:  # written before logs recorded it
+        del again["cwd"]
+    logged = reader.raw_lines()
+    number = 0
+
+    def compare(obj: dict[str, Any]) -> None:
+        nonlocal number
+        number += 1
+        if next(logged, b"") != (dumps(obj) + "\n").encode("ascii"):
+            raise _Differs
+
+    try:
+        compare(again)
+        Game(options, [p["name"] for p in head["players"]], json_sink(compare)).play(programs)
+    except _Differs:
+        return number
+    if next(logged, b""):
+        return number + 1
+    return None
