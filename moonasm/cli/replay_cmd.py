@@ -24,12 +24,30 @@ import sys
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from moonasm.cli.common import UsageError, fail_usage, parse_positive, print_json, use_color
+from moonasm.cli.common import (
+    INVOCATION,
+    JsonObject,
+    UsageError,
+    failure_object,
+    parse_positive,
+    print_json,
+    usage_json,
+    use_color,
+)
 
 if TYPE_CHECKING:
     from moonasm.game.log import LogReader, Summary
 
 EXIT_DIFFERS, EXIT_USAGE, EXIT_MALFORMED = 1, 2, 3
+
+# What --json reports about a log, null until known.
+_FACTS = ("file", "version", "seed", "config", "players", "complete", "turns", "rounds",
+          "result", "verified")
+
+
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    """The --json object of a replay that could not start (an argparse usage error)."""
+    return failure_object(diagnostics, **dict.fromkeys(_FACTS))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -92,9 +110,7 @@ class _Report:
     def __init__(self, args: argparse.Namespace):
         self.file: str = args.file
         self.json: bool = args.json
-        self.facts: dict[str, Any] = {"version": None, "seed": None, "config": None,
-                                      "players": None, "complete": None, "turns": None,
-                                      "rounds": None, "result": None, "verified": None}
+        self.facts: dict[str, Any] = {**dict.fromkeys(_FACTS), "file": self.file}
 
     def learn(self, log: LogReader, summary: Summary | None = None) -> None:
         head = log.header
@@ -107,25 +123,28 @@ class _Report:
                               result=None if result is None else
                               {k: v for k, v in result.items() if k != "event"})
 
-    def fail(self, status: int, kind: str, message: str, line: int | None = None) -> int:
-        """A failure: `file:line: error: message` on standard error (kind "usage": the
-        usage-error form), and with --json the one object."""
-        if kind == "usage" and not self.json:
-            return fail_usage(message)
-        where = self.file if line is None else f"{self.file}:{line}"
-        prefix = "moonasm: error: " if kind == "usage" else f"{where}: error: "
-        print(prefix + message, file=sys.stderr)
-        if kind == "log":
-            print(f"moonasm: error: '{self.file}' is not a valid game log", file=sys.stderr)
+    def fail(self, status: int, kind: str, message: str, line: int | None = None,
+             about_file: bool = False) -> int:
+        """A failure on standard error (`moonasm replay: error: ...` for a usage error,
+        `FILE:LINE: error: ...` for the log), and with --json the one object."""
+        if kind == "usage":
+            print(f"{INVOCATION.prog}: error: {message}", file=sys.stderr)
+            diagnostic = usage_json(message, self.file if about_file else None)
+        else:
+            where = self.file if line is None else f"{self.file}:{line}"
+            print(f"{where}: error: {message}", file=sys.stderr)
+            if kind == "log":
+                print(f"{INVOCATION.prog}: error: '{self.file}' is not a valid game log",
+                      file=sys.stderr)
+            diagnostic = {"file": self.file, "line": line, "column": None,
+                          "severity": "error", "kind": kind, "message": message}
         if self.json:
-            print_json({"ok": False, "file": self.file, **self.facts, "diagnostics": [
-                {"file": None if kind == "usage" else self.file, "line": line,
-                 "column": None, "severity": "error", "kind": kind, "message": message}]})
+            print_json(failure_object([diagnostic], **self.facts))
         return status
 
     def succeed(self) -> int:
         if self.json:
-            print_json({"ok": True, "file": self.file, **self.facts, "diagnostics": []})
+            print_json({"ok": True, **self.facts, "diagnostics": []})
         return 0
 
 
@@ -138,7 +157,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         stream = _open(args.file)
     except UsageError as e:
-        return report.fail(EXIT_USAGE, "usage", str(e))
+        return report.fail(EXIT_USAGE, "usage", str(e), about_file=True)
     with stream:
         try:
             log = LogReader(stream)
