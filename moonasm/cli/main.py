@@ -24,6 +24,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("play_cmd", "play one whole game between bots"),
     "replay": ("replay_cmd", "show a logged game turn by turn"),
     "repl": ("repl_cmd", "explore and play interactively"),
+    "match": ("match_cmd", "play many games between bots and count the wins"),
+    "tournament": ("tournament_cmd", "rate bots in a round robin, with a store and a report"),
 }
 
 

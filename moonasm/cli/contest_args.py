@@ -1,0 +1,120 @@
+"""What `match`, `tournament` and `hill` share on the command line: the game options, where
+games run, how bots are loaded, and the progress bar."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from moonasm.cli.common import UsageError, parse_positive
+
+if TYPE_CHECKING:
+    from moonasm.contest.contest import Setup
+    from moonasm.contest.runner import GameRecord
+
+
+def add_play_options(p: argparse.ArgumentParser) -> None:
+    """The game options of `moonasm play` (spec §6), and the contest seed."""
+    from moonasm.cli import play_cmd
+
+    p.add_argument("--mode", choices=("coop", "versus"), default="versus",
+                   help="competitive (default for contests) or cooperative")
+    p.add_argument("--bits", type=play_cmd._bits, default=4, metavar="N",
+                   help="register width: 4 (default), 5, 6 or 8")
+    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
+                   help="novice (default), medium or hacker; for every seat, or SEAT=L")
+    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
+                   help="give a seat a hacker: addition, copy, rotation or logic")
+    p.add_argument("--events", action="store_true", help="shuffle in the event cards")
+    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
+                   help="extra operations: off (default), tokens or on")
+    p.add_argument("--max-rounds", type=parse_positive, default=100, metavar="N",
+                   help="end each game after N rounds (default 100)")
+    p.add_argument("--seed", type=play_cmd._seed, metavar="S",
+                   help="the contest's seed (default: chosen at random and printed)")
+
+
+def add_run_options(p: argparse.ArgumentParser, scheduler: bool) -> None:
+    from moonasm.contest.entrants import DEFAULT_MAX_BOT_SIZE
+
+    p.add_argument("--jobs", type=parse_positive, metavar="N",
+                   help="local processes to play on (default: all cores)")
+    if scheduler:
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       help="play on the Dask cluster at ADDRESS instead "
+                       "(pip install 'moonasm[cluster]')")
+    p.add_argument("--max-bot-size", type=parse_positive, default=DEFAULT_MAX_BOT_SIZE,
+                   metavar="BYTES", help=f"refuse bot files larger than this "
+                   f"(default {DEFAULT_MAX_BOT_SIZE})")
+
+
+def setup(args: argparse.Namespace, paths: list[str], players: int,
+          distinct: bool = True) -> Setup:
+    """Options from the command line, bots loaded and checked (invalid ones set aside)."""
+    from moonasm.cli import play_cmd
+    from moonasm.contest import entrants
+    from moonasm.contest.contest import Setup
+    from moonasm.contest.execute import default_jobs
+    from moonasm.game.engine import GameOptions
+
+    options = GameOptions(
+        mode=args.mode, bits=args.bits, levels=play_cmd._levels(args.level, players),
+        hackers=play_cmd._hackers(args.hacker, players), events=args.events,
+        extras=args.extras, max_rounds=args.max_rounds)
+    problems = options.problems(players)
+    if problems:
+        raise UsageError(problems[0])
+    if args.jobs is None:
+        args.jobs = default_jobs()
+    seed = args.seed
+    if seed is None:
+        import random
+
+        seed = random.SystemRandom().randrange(2**32)
+        print(f"moonasm: playing with --seed {seed}", file=sys.stderr)
+    valid, rejected = entrants.load(entrants.expand(paths), args.bits, args.max_bot_size,
+                                    distinct)
+    return Setup(options, tuple(valid), tuple(rejected), seed, players)
+
+
+def report_rejected(setup: Setup, quiet: bool) -> None:
+    """Each rejected bot's diagnostics on standard error (unless --json carries them)."""
+    if quiet:
+        return
+    for r in setup.rejected:
+        print(f"moonasm: {r.file}: takes no part:", file=sys.stderr)
+        for d in r.diagnostics:
+            where = f"{d['file']}:{d['line']}:{d['column']}" if d["line"] else d["file"]
+            print(f"  {where}: error: {d['message']}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def progress(total: int, quiet: bool) -> Iterator[Callable[[list[GameRecord]], None]]:
+    """A progress bar on standard error, only on a terminal: games done, games per second,
+    time left. Yields the callback a finished batch is handed to."""
+    if quiet or not sys.stderr.isatty():
+        yield lambda batch: None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    columns = (TextColumn("games"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[rate]}"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("games", total=total, rate="")
+
+        def advance(batch: list[GameRecord]) -> None:
+            bar.advance(task, len(batch))
+            speed = bar.tasks[0].speed
+            bar.update(task, rate=f"{speed:,.0f} games/s" if speed else "")
+
+        yield advance

@@ -1,0 +1,115 @@
+"""Play every bot against every other and rate them: a round robin with a store and a report.
+
+Each group of --players bots (default 2) plays --games games (default 100), the seat order
+rotated from game to game. Bots are rated with openskill (Plackett–Luce; equal scores share a
+rank) from the results in their canonical order, and the standings are ordered by the
+conservative rating mu - 3 sigma. Each game's seed comes from --seed and the game's identity,
+so the same bots, options and seed give the same results, standings and store with any --jobs,
+on a Dask cluster (--scheduler) and after --resume.
+
+--out DIR (default tournament-out/) receives results.sqlite (every game's seed, seats, scores,
+rounds and faults, each fault with its statement and machine state; a compressed log of every
+game) and report.html (standings, cross-table, faults and a replay viewer: one file, no
+network). --resume continues a stopped tournament from its store, playing only the games it
+lacks; without it an existing store is refused.
+
+An invalid bot is listed with its diagnostics and takes no part; the others play on. Exit
+status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid bots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from moonasm.cli import contest_args
+from moonasm.cli.common import UsageError, fail_usage, parse_positive, print_json
+
+STORE = "results.sqlite"
+REPORT = "report.html"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bots", nargs="+", metavar="BOT_OR_DIR",
+                   help="bot files, or directories whose *.masm files are bots")
+    p.add_argument("--players", type=parse_positive, default=2, metavar="K",
+                   help="bots in each game (default 2)")
+    p.add_argument("--games", type=parse_positive, default=100, metavar="N",
+                   help="games for each group of K bots (default 100)")
+    contest_args.add_play_options(p)
+    contest_args.add_run_options(p, scheduler=True)
+    p.add_argument("--out", default="tournament-out", metavar="DIR",
+                   help="where the store and the report go (default tournament-out/)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the stopped tournament stored in --out")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def main(args: argparse.Namespace) -> int:
+    from moonasm.contest import contest, execute, schedule
+    from moonasm.contest.runner import GameRecord, options_json
+    from moonasm.contest.store import Store
+
+    out = Path(args.out)
+    path = out / STORE
+    try:
+        if not 1 <= args.players <= 4:
+            raise UsageError(f"a game has 1-4 players, not {args.players}")
+        if path.exists() and not args.resume:
+            raise UsageError(f"'{path}' already exists: add --resume to continue that "
+                             "tournament, or choose another --out")
+        if args.resume and not path.exists():
+            raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
+        out.mkdir(parents=True, exist_ok=True)
+        store = Store(path)
+        stored = store.meta()
+        if stored is not None and args.seed is None:
+            args.seed = stored["seed"]
+        setup = contest_args.setup(args, args.bots, args.players)
+        settings = {"options": options_json(setup.options), "seed": setup.seed,
+                    "players": args.players, "games": args.games,
+                    "bots": sorted(e.key for e in setup.entrants)}
+        if stored is not None and stored != settings:
+            raise UsageError(f"--resume: '{path}' holds a tournament with other bots or "
+                             "options; give the same ones, or choose another --out")
+    except UsageError as e:
+        return fail_usage(str(e))
+    contest_args.report_rejected(setup, args.json)
+    if len(setup.entrants) < args.players:
+        if args.json:
+            print_json(contest.summary_json(setup, 0, [], rated=True))
+        print(f"moonasm tournament: error: {len(setup.entrants)} valid bots; a game needs "
+              f"{args.players}", file=sys.stderr)
+        return 3
+    store.set_meta(settings)
+    store.add_bots(setup.entrants, setup.rejected)
+    specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
+                                setup.seed)
+    done = store.played()
+    todo = [s for s in specs if s.key not in done]
+    where = execute.Where(args.jobs, getattr(args, "scheduler", None))
+    try:
+        with contest_args.progress(len(todo), args.json) as advance:
+            def keep(batch: list[GameRecord]) -> None:
+                store.add_games(batch)
+                advance(batch)
+
+            contest.play(setup, todo, where, log=True, on_batch=keep)
+    except RuntimeError as e:  # no Dask, or the cluster could not be reached
+        store.close()
+        return fail_usage(str(e))
+    records = store.games()
+    table = contest.standings_of(setup, records, rated=True)
+    from moonasm.contest.report import write_report
+
+    write_report(out / REPORT, setup, table, store)
+    store.close()
+    if args.json:
+        print_json(contest.summary_json(setup, len(records), table, rated=True))
+    else:
+        mode = "cooperative" if setup.options.mode == "coop" else "competitive"
+        print(f"{len(records)} {mode} games of {args.players} players, seed {setup.seed}")
+        print(contest.render_table(table, setup.options.mode, rated=True))
+        print(f"store: {path}\nreport: {out / REPORT}")
+    return 0

@@ -1,0 +1,113 @@
+"""Submitted bots: found, read with a size limit, checked once, identified by content.
+
+A submission is hostile until checked: a file larger than `max_size` is refused before it is
+read whole, binary junk and invalid programs are reported with their diagnostics, and only
+valid bots are scheduled. An invalid bot takes no part; the others play on (spec §7).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_MAX_BOT_SIZE = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A valid bot. `key` identifies it in the contest: its content hash (with `:n` added
+    when a match seats the same content more than once)."""
+
+    key: str
+    sha256: str
+    file: str
+    name: str
+    author: str | None
+    source: str
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A submission that takes no part, with why (diagnostics in spec §6's JSON form)."""
+
+    file: str
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"file": self.file, "diagnostics": self.diagnostics}
+
+
+def expand(paths: list[str]) -> list[str]:
+    """Bot files from files and directories (a directory's `*.masm`, sorted by name)."""
+    files: list[str] = []
+    for path in paths:
+        p = Path(path)
+        if p.is_dir():
+            files.extend(str(f) for f in sorted(p.glob("*.masm")) if f.is_file())
+        else:
+            files.append(path)
+    return files
+
+
+def _problem(file: str, message: str, kind: str = "usage") -> Rejected:
+    return Rejected(file, [{"file": file, "line": None, "column": None, "severity": "error",
+                            "kind": kind, "message": message}])
+
+
+def read_bot(file: str, max_size: int) -> bytes | Rejected:
+    """The file's bytes, or why it cannot be a bot: missing, not a regular file, too large."""
+    p = Path(file)
+    try:
+        if not p.is_file():
+            what = "no such file" if not p.exists() else "not a regular file"
+            return _problem(file, f"cannot read '{file}': {what}")
+        size = p.stat().st_size
+        if size > max_size:
+            return _problem(file, f"'{file}' is {size} bytes; a bot may be at most "
+                            f"{max_size} bytes (--max-bot-size)")
+        with p.open("rb") as f:
+            data = f.read(max_size + 1)
+    except OSError as e:
+        return _problem(file, f"cannot read '{file}': {e.strerror or e}")
+    if len(data) > max_size:  # it grew while we looked
+        return _problem(file, f"'{file}' is larger than {max_size} bytes (--max-bot-size)")
+    return data
+
+
+def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,
+         distinct: bool = True) -> tuple[list[Entrant], list[Rejected]]:
+    """Check every submission as a bot for a `bits`-wide game.
+
+    `distinct`: a tournament's entrants are distinct bots, so a second file with the same
+    content is rejected as a duplicate; a match may seat the same bot twice."""
+    from moonasm.game.bots import check_bot
+    from moonasm.lang.parse import decode
+
+    entrants: list[Entrant] = []
+    rejected: list[Rejected] = []
+    seen: dict[str, int] = {}
+    for file in files:
+        data = read_bot(file, max_size)
+        if isinstance(data, Rejected):
+            rejected.append(data)
+            continue
+        sha = hashlib.sha256(data).hexdigest()
+        program, _lines, errors = check_bot(decode(data), bits)
+        if program is None:
+            rejected.append(Rejected(file, [
+                {"file": file, "line": d.span.line, "column": d.span.column,
+                 "severity": "error", "kind": d.kind, "message": d.message} for d in errors]))
+            continue
+        count = seen.get(sha, 0)
+        seen[sha] = count + 1
+        if count and distinct:
+            first = next(e.file for e in entrants if e.sha256 == sha)
+            rejected.append(_problem(file, f"'{file}' has the same content as '{first}'",
+                                     "duplicate"))
+            continue
+        key = sha if not count else f"{sha}:{count}"
+        name = program.config.name or Path(file).stem
+        entrants.append(Entrant(key, sha, file, name, program.config.author, decode(data)))
+    return entrants, rejected

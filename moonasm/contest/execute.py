@@ -1,0 +1,85 @@
+"""Where contest games run: this process, local worker processes, or a Dask cluster.
+
+Every way runs the same `runner.play_batch` on the same batches, and every record carries its
+game's identity, so the results are the same whatever runs them; only the order in which
+batches come back differs, and nothing downstream depends on it (the store and the standings
+sort by game). Batches of `BATCH` games keep the per-task cost (pickling, scheduling, process
+start-up) small beside the games themselves; a worker process keeps its checked and compiled
+bots between batches.
+
+Dask is an optional extra (`pip install 'moonasm[cluster]'`) imported only when a scheduler
+address is given.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from moonasm.contest.runner import GameRecord, play_batch
+
+BATCH = 100
+
+
+@dataclass(frozen=True)
+class Where:
+    """`jobs` local processes (1: in this process), or the Dask scheduler at `scheduler`."""
+
+    jobs: int = 1
+    scheduler: str | None = None
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else \
+        (os.cpu_count() or 1)
+
+
+def batches(count: int, size: int = BATCH) -> list[range]:
+    return [range(start, min(start + size, count)) for start in range(0, count, size)]
+
+
+def run(payloads: list[str], where: Where) -> Iterator[list[GameRecord]]:
+    """Play every payload; yield each batch's records as soon as the batch is done."""
+    if where.scheduler is not None:
+        yield from _on_dask(payloads, where.scheduler)
+    elif where.jobs <= 1 or len(payloads) <= 1:
+        for text in payloads:
+            yield _records(play_batch(text))
+    else:
+        yield from _on_processes(payloads, where.jobs)
+
+
+def _records(text: str) -> list[GameRecord]:
+    return [GameRecord.from_line(line) for line in text.splitlines() if line]
+
+
+def _on_processes(payloads: list[str], jobs: int) -> Iterator[list[GameRecord]]:
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    # forkserver: workers start from a clean interpreter, not a copy of a parent that may
+    # hold threads (a progress bar) or large state.
+    context = multiprocessing.get_context("forkserver")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(payloads)), mp_context=context) as pool:
+        pending = {pool.submit(play_batch, text) for text in payloads}
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield _records(future.result())
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _on_dask(payloads: list[str], address: str) -> Iterator[list[GameRecord]]:
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask: pip install 'moonasm[cluster]'") from None
+    with Client(address, timeout="30s") as client:
+        futures = [client.submit(play_batch, text, pure=False) for text in payloads]
+        for future in as_completed(futures):
+            yield _records(future.result())
+

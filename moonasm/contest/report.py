@@ -1,0 +1,189 @@
+"""`report.html`: a tournament a person can open — one self-contained file, no network.
+
+It shows the standings (μ ± σ, wins/ties/losses, games, faults), the head-to-head cross-table
+(the win rate of the row's bot against the column's), each bot's faults with the statement and
+the machine state it met, and a replay viewer.
+
+The viewer draws frames; it knows no rule. Each frame is the table after one event — the
+typed events of the game fed to `TableState`, the one place that knows what an event does to
+the table — so what the page shows is what the engine did. Games are replayed statement by
+statement for the viewer by playing them again with steps on (games are deterministic; the
+store keeps their seeds and the bots' sources). A page holding every statement of 19,000 games
+would weigh gigabytes, so the viewer carries a selection, at most `VIEWER_GAMES` games: the
+first game of every group, then every game with a fault, in canonical order; every game is in
+the store and its log can be shown with `moonasm replay` (docs/contests.md).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from moonasm.contest.standings import Standing, wilson
+
+if TYPE_CHECKING:
+    from moonasm.contest.contest import Setup
+    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.store import Store
+    from moonasm.game.events import AnyEvent
+
+VIEWER_GAMES = 60
+MAX_FRAMES = 4000  # per game: a bot looping to its step limit every turn stays viewable
+FAULTS_SHOWN = 50  # per bot
+
+
+def write_report(path: Path, setup: Setup, table: list[Standing], store: Store) -> None:
+    records = store.games()
+    data = {
+        "title": f"MOON {'cooperative' if setup.options.mode == 'coop' else 'competitive'} "
+                 f"tournament, seed {setup.seed}",
+        "mode": setup.options.mode,
+        "bits": setup.options.bits,
+        "players": setup.players,
+        "standings": [_standing(rank, s) for rank, s in enumerate(table, 1)],
+        "cross": cross_table(table, records),
+        "faults": _faults(table, records),
+        "invalid": [r.to_json() for r in setup.rejected],
+        "games": [_viewer_game(setup, r) for r in _viewer_selection(records)],
+    }
+    path.write_text(render(data), encoding="utf-8")
+
+
+def _standing(rank: int, s: Standing) -> dict[str, Any]:
+    low, high = wilson(s.wins, s.games)
+    return {"rank": rank, "key": s.sha256, "name": s.name, "file": s.file, "author": s.author,
+            "mu": s.mu, "sigma": s.sigma, "ordinal": s.ordinal, "games": s.games,
+            "wins": s.wins, "ties": s.ties, "losses": s.losses,
+            "win_rate": [s.wins / s.games if s.games else 0.0, low, high],
+            "faults": s.fault_count}
+
+
+def cross_table(table: list[Standing], records: Iterable[GameRecord]) -> list[list[Any]]:
+    """cross[i][j]: [wins, games] of bot i in the games it played with bot j (None on the
+    diagonal), bots in standings order."""
+    index = {s.sha256: i for i, s in enumerate(table)}
+    n = len(table)
+    cells: list[list[Any]] = [[None if i == j else [0, 0] for j in range(n)] for i in range(n)]
+    for r in records:
+        winners = set(r.winners)
+        sole = len(winners) == 1
+        for seat, sha in enumerate(r.seats, 1):
+            for other_seat, other in enumerate(r.seats, 1):
+                if other_seat == seat:
+                    continue
+                cell = cells[index[sha]][index[other]]
+                cell[1] += 1
+                if seat in winners and (sole or r.result == "won"):
+                    cell[0] += 1
+    return cells
+
+
+def _faults(table: list[Standing], records: Iterable[GameRecord]) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {s.sha256: [] for s in table}
+    for r in records:
+        for f in r.faults:
+            shown = out[r.seats[f.seat - 1]]
+            if len(shown) < FAULTS_SHOWN:
+                shown.append({"game": f"{r.group}:{r.index}", "seed": r.seed, "round": f.round,
+                              "seat": f.seat, "kind": f.kind, "message": f.message,
+                              "line": f.line, "column": f.column, "statement": f.statement,
+                              "registers": list(f.registers), "ram": f.ram,
+                              "power": f.power})
+    return out
+
+
+def _viewer_selection(records: list[GameRecord]) -> list[GameRecord]:
+    chosen: dict[tuple[int, int], GameRecord] = {}
+    for r in records:
+        if r.index == 0 and len(chosen) < VIEWER_GAMES:
+            chosen[r.key] = r
+    for r in records:
+        if r.faults and len(chosen) < VIEWER_GAMES:
+            chosen.setdefault(r.key, r)
+    return sorted(chosen.values(), key=lambda r: r.key)
+
+
+def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
+    """A game played again with every statement reported, as frames for the viewer."""
+    import dataclasses
+
+    from moonasm.contest.runner import _program
+    from moonasm.game.engine import Game
+
+    entrants = setup.by_key()
+    options = dataclasses.replace(setup.options, seed=record.seed)
+    names = [entrants[key].name for key in record.seats]
+    programs = [_program(key, entrants[key].source, options.bits) for key in record.seats]
+    events: list[AnyEvent] = []
+    Game(options, names, events.append, steps=True).play(programs)
+    return {"id": f"{record.group}:{record.index}", "seed": record.seed, "names": names,
+            "result": record.result, "scores": list(record.scores),
+            "frames": frames(setup.options.mode, options.bits, len(names), events)}
+
+
+def frames(mode: str, bits: int, players: int, events: list[AnyEvent]) -> list[list[Any]]:
+    """The table after each event, as compact rows:
+    [kind, round, seat, registers, ram, power, deck, scores, goals, pending, disabled, text].
+    """
+    from moonasm.game import events as ev
+    from moonasm.game.table import TableState
+
+    table = TableState.new(mode=mode, bits=bits, players=players)
+    out: list[list[Any]] = []
+    for event in events:
+        table.apply(event)
+        text = describe(event)
+        if text is None:
+            continue
+        goals = [table.goal_of(s) for s in range(1, players + 1)]
+        out.append([event.EVENT, table.round, getattr(event, "seat", table.seat),
+                    list(table.registers), list(table.ram), table.power, table.deck,
+                    [table.scores[s] for s in range(1, players + 1)], goals,
+                    [p.goal for p in table.pending], list(table.disabled), text])
+        if len(out) >= MAX_FRAMES and not isinstance(event, ev.Result):
+            out.append(["cut", table.round, None, list(table.registers), list(table.ram),
+                        table.power, table.deck,
+                        [table.scores[s] for s in range(1, players + 1)], goals,
+                        [p.goal for p in table.pending], list(table.disabled),
+                        f"(the viewer stops after {MAX_FRAMES} frames)"])
+            break
+    return out
+
+
+def describe(event: AnyEvent) -> str | None:
+    """A line of text for an event the viewer shows a frame for (None: no frame)."""
+    from moonasm.game import events as ev
+
+    if isinstance(event, ev.Step):
+        return f"seat {event.seat}, line {event.line}: {event.statement}"
+    if isinstance(event, ev.Turn):
+        return f"round {event.round}: seat {event.seat}'s turn"
+    if isinstance(event, ev.Setup):
+        return "the table is dealt"
+    if isinstance(event, ev.Solved):
+        return f"seat {event.seat} solves {event.goal} (score {event.score})"
+    if isinstance(event, ev.Fault):
+        where = f" at line {event.line}" if event.line else ""
+        return f"seat {event.seat}: {event.kind} fault{where}: {event.message}"
+    if isinstance(event, ev.Hack):
+        return f"seat {event.seat} hacks seat {event.target}: goal {event.goal} shown"
+    if isinstance(event, ev.CardEvent):
+        return f"event card: {event.name}"
+    if isinstance(event, ev.Draw) and event.card != "goal":
+        return f"{event.card} card drawn" + (f" by seat {event.seat}" if event.seat else "")
+    if isinstance(event, ev.RoundEnd):
+        return f"end of round {event.round}"
+    if isinstance(event, ev.Result):
+        return f"game over: {event.result} after {event.rounds} rounds"
+    return None
+
+
+def render(data: dict[str, Any]) -> str:
+    template = (Path(__file__).with_name("report.html")).read_text(encoding="utf-8")
+    # JSON inside <script>: "</" must not close the element early.
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    return template.replace("{{TITLE}}", html.escape(data["title"])).replace(
+        "{{DATA}}", payload)

@@ -1,0 +1,60 @@
+"""Which games a contest plays: groups of bots, seat orders and seeds, in one canonical order.
+
+A game is identified by its group (the bots, by content hash, in their canonical order) and its
+index within the group. Its seed is a hash of the contest seed and that identity, so a game's
+seed does not depend on which other games exist, on how they are spread over processes, or on
+the order in which they finish (spec §7, fairness and determinism). Seat orders rotate with the
+index: game `i` of a group of `k` bots seats them starting from bot `i mod k`, so with `N` a
+multiple of `k` every bot sits in every seat exactly `N / k` times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class GameSpec:
+    """One game to play: `group` and `index` identify it; `seats` lists the bots' content
+    hashes in seat order (seat 1 first)."""
+
+    group: int
+    index: int
+    seats: tuple[str, ...]
+    seed: int
+
+    @property
+    def key(self) -> tuple[int, int]:
+        return self.group, self.index
+
+
+def game_seed(contest_seed: int, group: tuple[str, ...], index: int) -> int:
+    """A game's seed: 63 bits of SHA-256 over the contest seed, the group's bots and the
+    game's index."""
+    text = f"moonasm-contest:{contest_seed}:{','.join(group)}:{index}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+def rotated(group: tuple[str, ...], index: int) -> tuple[str, ...]:
+    """The seat order of game `index`: the group rotated left by `index mod k`."""
+    shift = index % len(group)
+    return group[shift:] + group[:shift]
+
+
+def group_games(number: int, group: tuple[str, ...], games: int, seed: int) -> list[GameSpec]:
+    return [GameSpec(number, i, rotated(group, i), game_seed(seed, group, i))
+            for i in range(games)]
+
+
+def groups(hashes: list[str], players: int) -> list[tuple[str, ...]]:
+    """Every group of `players` distinct bots, each group and the list in canonical order
+    (bots sorted by content hash)."""
+    return list(itertools.combinations(sorted(hashes), players))
+
+
+def tournament(hashes: list[str], players: int, games: int, seed: int) -> list[GameSpec]:
+    """Every game of a round robin: `games` games for each group of `players` bots."""
+    return [spec for number, group in enumerate(groups(hashes, players))
+            for spec in group_games(number, group, games, seed)]

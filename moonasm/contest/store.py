@@ -1,0 +1,152 @@
+"""The results store of a tournament or a hill: one SQLite file (stdlib, no server).
+
+Tables:
+
+* `meta` — the contest's settings as JSON (options, seed, players, games a group), so that
+  `--resume` can refuse to continue a store with different settings.
+* `bots` — every valid bot by content hash: name, file, author, source.
+* `rejected` — submissions that took no part, with their diagnostics (JSON).
+* `games` — one row a game: its identity (group, index), seed, seats (content hashes in seat
+  order), result, rounds, scores and winners.
+* `faults` — every fault of every game with its seat, bot, round, kind, message, line, column,
+  statement and the machine state it met (registers, own RAM, power left).
+* `logs` — each game's log (JSON Lines, gzip-compressed with a fixed timestamp so the same game
+  gives the same bytes).
+
+A batch of games is written in one transaction, so a tournament killed at any moment leaves a
+store holding whole batches only; `--resume` plays just the games it lacks. `dump` gives the
+store's contents in canonical order, which is what "the same store" means in the tests: equal
+whatever order the games were played or stored in.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import sqlite3
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from moonasm.contest.entrants import Entrant, Rejected
+from moonasm.contest.runner import FaultRecord, GameRecord
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (
+    key TEXT PRIMARY KEY, sha256 TEXT NOT NULL, name TEXT NOT NULL, file TEXT NOT NULL,
+    author TEXT, source TEXT NOT NULL, added INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS rejected (file TEXT PRIMARY KEY, diagnostics TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS games (
+    grp INTEGER NOT NULL, idx INTEGER NOT NULL, seed INTEGER NOT NULL, seats TEXT NOT NULL,
+    result TEXT NOT NULL, rounds INTEGER NOT NULL, scores TEXT NOT NULL,
+    winners TEXT NOT NULL, PRIMARY KEY (grp, idx));
+CREATE TABLE IF NOT EXISTS faults (
+    grp INTEGER NOT NULL, idx INTEGER NOT NULL, n INTEGER NOT NULL, seat INTEGER NOT NULL,
+    bot TEXT NOT NULL, round INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
+    line INTEGER, col INTEGER, statement TEXT, registers TEXT NOT NULL, ram INTEGER NOT NULL,
+    power INTEGER, PRIMARY KEY (grp, idx, n));
+CREATE TABLE IF NOT EXISTS logs (
+    grp INTEGER NOT NULL, idx INTEGER NOT NULL, log BLOB NOT NULL, PRIMARY KEY (grp, idx));
+"""
+
+
+class Store:
+    """An open results store."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.db = sqlite3.connect(path)
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- settings ---------------------------------------------------------------------------
+
+    def meta(self) -> dict[str, Any] | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def set_meta(self, settings: dict[str, Any]) -> None:
+        with self.db:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('settings', ?)",
+                            (json.dumps(settings, sort_keys=True),))
+
+    # -- bots -------------------------------------------------------------------------------
+
+    def add_bots(self, entrants: Iterable[Entrant], rejected: Iterable[Rejected],
+                 added: int = 0) -> None:
+        with self.db:
+            self.db.executemany(
+                "INSERT OR IGNORE INTO bots VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(e.key, e.sha256, e.name, e.file, e.author, e.source, added)
+                 for e in entrants])
+            self.db.executemany("INSERT OR REPLACE INTO rejected VALUES (?, ?)",
+                                [(r.file, json.dumps(r.diagnostics)) for r in rejected])
+
+    def bots(self) -> list[Entrant]:
+        rows = self.db.execute(
+            "SELECT key, sha256, file, name, author, source FROM bots ORDER BY key")
+        return [Entrant(*row) for row in rows]
+
+    def remove_bot(self, key: str) -> None:
+        with self.db:
+            self.db.execute("DELETE FROM bots WHERE key = ?", (key,))
+
+    # -- games ------------------------------------------------------------------------------
+
+    def played(self) -> set[tuple[int, int]]:
+        return {(g, i) for g, i in self.db.execute("SELECT grp, idx FROM games")}
+
+    def add_games(self, records: Iterable[GameRecord]) -> None:
+        """Write a batch of games, their faults and logs in one transaction."""
+        with self.db:
+            for r in records:
+                self.db.execute(
+                    "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (r.group, r.index, r.seed, json.dumps(r.seats), r.result, r.rounds,
+                     json.dumps(r.scores), json.dumps(r.winners)))
+                self.db.executemany(
+                    "INSERT OR REPLACE INTO faults VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(r.group, r.index, n, f.seat, r.seats[f.seat - 1], f.round, f.kind,
+                      f.message, f.line, f.column, f.statement, json.dumps(f.registers),
+                      f.ram, f.power) for n, f in enumerate(r.faults)])
+                if r.log is not None:
+                    self.db.execute("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",
+                                    (r.group, r.index, compress(r.log)))
+
+    def games(self, where: str = "", params: tuple[Any, ...] = ()) -> list[GameRecord]:
+        """Stored games in canonical order, with their faults (not their logs)."""
+        faults: dict[tuple[int, int], list[FaultRecord]] = {}
+        for row in self.db.execute(
+                "SELECT grp, idx, seat, round, kind, message, line, col, statement, "
+                "registers, ram, power FROM faults ORDER BY grp, idx, n"):
+            faults.setdefault((row[0], row[1]), []).append(FaultRecord(
+                row[2], row[3], row[4], row[5], row[6], row[7], row[8],
+                tuple(json.loads(row[9])), row[10], row[11]))
+        rows = self.db.execute(
+            "SELECT grp, idx, seed, seats, result, rounds, scores, winners FROM games "
+            f"{where} ORDER BY grp, idx", params)
+        return [GameRecord(g, i, seed, tuple(json.loads(seats)), result, rounds,
+                           tuple(json.loads(scores)), tuple(json.loads(winners)),
+                           tuple(faults.get((g, i), ())))
+                for g, i, seed, seats, result, rounds, scores, winners in rows]
+
+    def log(self, group: int, index: int) -> str | None:
+        row = self.db.execute("SELECT log FROM logs WHERE grp = ? AND idx = ?",
+                              (group, index)).fetchone()
+        return None if row is None else gzip.decompress(row[0]).decode("ascii")
+
+    def dump(self) -> dict[str, list[tuple[Any, ...]]]:
+        """Every table's rows in canonical order: two stores are the same when their dumps
+        are equal."""
+        orders = {"meta": "key", "bots": "key", "rejected": "file", "games": "grp, idx",
+                  "faults": "grp, idx, n", "logs": "grp, idx"}
+        return {table: list(self.db.execute(f"SELECT * FROM {table} ORDER BY {order}"))
+                for table, order in orders.items()}
+
+
+def compress(text: str) -> bytes:
+    return gzip.compress(text.encode("ascii"), mtime=0)
