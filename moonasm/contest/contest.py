@@ -37,9 +37,12 @@ class Setup:
 
 
 def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool = False,
-         on_batch: Callable[[list[GameRecord]], None] | None = None,
-         batch: int = execute.BATCH) -> list[GameRecord]:
-    """Play `specs`; returns every record, in canonical order."""
+         on_batch: Callable[[list[GameRecord]], None] | None = None) -> list[GameRecord]:
+    """Play `specs`; returns every record, in canonical order.
+
+    Batches hold up to `execute.BATCH` games, fewer when there are few games for the workers
+    (each worker then gets several batches, and a stopped tournament loses little)."""
+    batch = max(execute.MIN_BATCH, min(execute.BATCH, len(specs) // (where.jobs * 8)))
     entrants = setup.by_key()
     sources = {key: e.source for key, e in entrants.items()}
     names = {key: e.name for key, e in entrants.items()}

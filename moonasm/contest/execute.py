@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from moonasm.contest.runner import GameRecord, play_batch
 
 BATCH = 100
+MIN_BATCH = 10
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,11 @@ def _on_dask(payloads: list[str], address: str) -> Iterator[list[GameRecord]]:
         from distributed import Client, as_completed
     except ImportError:
         raise RuntimeError("--scheduler needs Dask: pip install 'moonasm[cluster]'") from None
-    with Client(address, timeout="30s") as client:
+    try:
+        client = Client(address, timeout="30s")
+    except (OSError, TimeoutError) as e:
+        raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    with client:
         futures = [client.submit(play_batch, text, pure=False) for text in payloads]
         for future in as_completed(futures):
             yield _records(future.result())

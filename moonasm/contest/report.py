@@ -117,40 +117,46 @@ def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
     options = dataclasses.replace(setup.options, seed=record.seed)
     names = [entrants[key].name for key in record.seats]
     programs = [_program(key, entrants[key].source, options.bits) for key in record.seats]
-    events: list[AnyEvent] = []
-    Game(options, names, events.append, steps=True).play(programs)
+    viewer = _Frames(setup.options.mode, options.bits, len(names))
+    try:
+        Game(options, names, viewer.add, steps=True).play(programs)
+    except _Enough:
+        pass
     return {"id": f"{record.group}:{record.index}", "seed": record.seed, "names": names,
-            "result": record.result, "scores": list(record.scores),
-            "frames": frames(setup.options.mode, options.bits, len(names), events)}
+            "result": record.result, "scores": list(record.scores), "frames": viewer.frames}
 
 
-def frames(mode: str, bits: int, players: int, events: list[AnyEvent]) -> list[list[Any]]:
-    """The table after each event, as compact rows:
+class _Enough(Exception):
+    """The viewer has all the frames it will show of a game: stop playing it."""
+
+
+class _Frames:
+    """The table after each event worth a frame, as compact rows:
     [kind, round, seat, registers, ram, power, deck, scores, goals, pending, disabled, text].
-    """
-    from moonasm.game import events as ev
-    from moonasm.game.table import TableState
+    Only `TableState` says what an event does to the table."""
 
-    table = TableState.new(mode=mode, bits=bits, players=players)
-    out: list[list[Any]] = []
-    for event in events:
+    def __init__(self, mode: str, bits: int, players: int):
+        from moonasm.game.table import TableState
+
+        self.table = TableState.new(mode=mode, bits=bits, players=players)
+        self.seats = range(1, players + 1)
+        self.frames: list[list[Any]] = []
+
+    def add(self, event: AnyEvent) -> None:
+        table = self.table
         table.apply(event)
         text = describe(event)
         if text is None:
-            continue
-        goals = [table.goal_of(s) for s in range(1, players + 1)]
-        out.append([event.EVENT, table.round, getattr(event, "seat", table.seat),
-                    list(table.registers), list(table.ram), table.power, table.deck,
-                    [table.scores[s] for s in range(1, players + 1)], goals,
-                    [p.goal for p in table.pending], list(table.disabled), text])
-        if len(out) >= MAX_FRAMES and not isinstance(event, ev.Result):
-            out.append(["cut", table.round, None, list(table.registers), list(table.ram),
-                        table.power, table.deck,
-                        [table.scores[s] for s in range(1, players + 1)], goals,
-                        [p.goal for p in table.pending], list(table.disabled),
-                        f"(the viewer stops after {MAX_FRAMES} frames)"])
-            break
-    return out
+            return
+        if len(self.frames) == MAX_FRAMES:
+            text = f"(the viewer stops after {MAX_FRAMES} frames; the store has the game)"
+        self.frames.append([
+            event.EVENT, table.round, getattr(event, "seat", table.seat),
+            list(table.registers), list(table.ram), table.power, table.deck,
+            [table.scores[s] for s in self.seats], [table.goal_of(s) for s in self.seats],
+            [p.goal for p in table.pending], list(table.disabled), text])
+        if len(self.frames) > MAX_FRAMES:
+            raise _Enough
 
 
 def describe(event: AnyEvent) -> str | None:
