@@ -227,3 +227,36 @@ def test_a_dask_cluster_gives_the_same_tournament(reference, tmp_path) -> None: 
     assert result.json == obj
     assert _dump(tmp_path / "dask") == _dump(out)
 
+
+
+# -- hill --------------------------------------------------------------------------------------
+
+def test_hill_keeps_results_ranks_and_pushes_off(cli, masm, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    hill = str(tmp_path / "hill")
+    first = cli("hill", hill, "--add", BUILDER, COUNTER, "--games", "6", "--size", "2",
+                "--json", "--jobs", "1")
+    assert first.status == 0, first.err
+    obj = first.json
+    assert [e["name"] for e in obj["hill"]] == ["builder", "counter"]
+    assert [e["age"] for e in obj["hill"]] == [0, 0]
+    assert obj["games_played"] == 6
+    assert set(obj["hill"][0]) >= {"rank", "name", "author", "score", "games", "age"}
+
+    looper = masm(LOOPER, "looper.masm")
+    second = cli("hill", hill, "--add", HOARDER, looper, "--games", "6", "--size", "2",
+                 "--json", "--jobs", "1").json
+    # builder-counter is kept; the newcomers meet everyone: 5 new pairings.
+    assert second["games_played"] == 5 * 6
+    assert second["added"] == ["hoarder", "looper"]
+    assert sorted(second["pushed_off"]) == ["counter", "looper"]
+    assert [(e["name"], e["age"]) for e in second["hill"]] == [("builder", 1), ("hoarder", 0)]
+
+    shown = cli("hill", hill)
+    assert shown.status == 0
+    lines = shown.out.splitlines()
+    assert lines[0].split() == ["rank", "name", "author", "score", "games", "age"]
+    assert lines[1].split()[:2] == ["1", "builder"] and lines[1].split()[-1] == "1"
+
+    bad = cli("hill", hill, "--add", masm("MOVE A\n", "bad.masm"), "--json")
+    assert bad.status == 3
+    assert bad.json["invalid"][0]["diagnostics"][0]["kind"] == "syntax"

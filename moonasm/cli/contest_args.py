@@ -6,13 +6,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import UsageError, parse_positive
 
 if TYPE_CHECKING:
     from moonasm.contest.contest import Setup
+    from moonasm.contest.entrants import Rejected
     from moonasm.contest.runner import GameRecord
 
 
@@ -82,9 +83,12 @@ def setup(args: argparse.Namespace, paths: list[str], players: int,
 
 def report_rejected(setup: Setup, quiet: bool) -> None:
     """Each rejected bot's diagnostics on standard error (unless --json carries them)."""
-    if quiet:
-        return
-    for r in setup.rejected:
+    if not quiet:
+        report_rejected_list(setup.rejected)
+
+
+def report_rejected_list(rejected: Iterable[Rejected]) -> None:
+    for r in rejected:
         print(f"moonasm: {r.file}: takes no part:", file=sys.stderr)
         for d in r.diagnostics:
             where = f"{d['file']}:{d['line']}:{d['column']}" if d["line"] else d["file"]

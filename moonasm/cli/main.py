@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "repl": ("repl_cmd", "explore and play interactively"),
     "match": ("match_cmd", "play many games between bots and count the wins"),
     "tournament": ("tournament_cmd", "rate bots in a round robin, with a store and a report"),
+    "hill": ("hill_cmd", "keep a king-of-the-hill of bots"),
 }
 
 
