@@ -13,10 +13,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, ROOT, run_subprocess
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import EXAMPLES, ROOT, run_subprocess
 from moonasm.contest.schedule import game_seed, group_games, groups, tournament
 from moonasm.contest.standings import ranks, wilson
 from moonasm.contest.store import Store

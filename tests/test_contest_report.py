@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import EXAMPLES, run_subprocess
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"

@@ -17,7 +17,12 @@ import argparse
 from pathlib import Path
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import parse_positive, print_json
+from moonasm.cli.common import failure_object, parse_positive, print_json
+
+
+def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
+    return failure_object(diagnostics, hill=None, added=None, pushed_off=None,
+                          games_played=None, invalid=None)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

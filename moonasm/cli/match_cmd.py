@@ -19,7 +19,13 @@ import argparse
 import sys
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import UsageError, fail_usage, parse_positive, print_json
+from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive, print_json
+
+
+def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
+    """The --json object when no game could be played: spec §7's keys, null."""
+    return failure_object(diagnostics, games=None, seed=None, mode=None, players=None,
+                          bots=None, invalid=None)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -45,13 +51,15 @@ def main(args: argparse.Namespace) -> int:
     contest_args.report_rejected(setup, args.json)
     if setup.rejected:
         if args.json:
-            print_json(contest.summary_json(setup, 0, [], rated=False))
+            diagnostics = [d for r in setup.rejected for d in r.diagnostics]
+            print_json(failure_object(diagnostics,
+                                      **contest.summary_json(setup, 0, [], rated=False)))
         print("moonasm match: error: invalid bot; no game was played", file=sys.stderr)
         return 3
     group = tuple(e.key for e in setup.entrants)
     specs = group_games(0, group, args.games, setup.seed)
     with contest_args.progress(len(specs), args.json) as advance:
-        records = contest.play(setup, specs, execute.Where(args.jobs), on_batch=advance)
+        records = contest.play(setup, specs, execute.Where(args.jobs), on_batch=advance).records
     table = contest.standings_of(setup, records, rated=False)
     if args.json:
         print_json(contest.summary_json(setup, len(records), table, rated=False))

@@ -21,13 +21,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import UsageError, fail_usage, parse_positive, print_json
+from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive, print_json
 
 STORE = "results.sqlite"
 REPORT = "report.html"
+
+
+def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
+    """The --json object when no game could be played: spec §7's keys, null."""
+    return failure_object(diagnostics, games=None, seed=None, mode=None, players=None,
+                          bots=None, invalid=None)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -61,9 +68,7 @@ def main(args: argparse.Namespace) -> int:
                              "tournament, or choose another --out")
         if args.resume and not path.exists():
             raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
-        out.mkdir(parents=True, exist_ok=True)
-        store = Store(path)
-        stored = store.meta()
+        stored = _stored_settings(path) if args.resume else None
         if stored is not None and args.seed is None:
             args.seed = stored["seed"]
         setup = contest_args.setup(args, args.bots, args.players)
@@ -78,10 +83,14 @@ def main(args: argparse.Namespace) -> int:
     contest_args.report_rejected(setup, args.json)
     if len(setup.entrants) < args.players:
         if args.json:
-            print_json(contest.summary_json(setup, 0, [], rated=True))
+            diagnostics = [d for r in setup.rejected for d in r.diagnostics]
+            print_json(failure_object(diagnostics,
+                                      **contest.summary_json(setup, 0, [], rated=True)))
         print(f"moonasm tournament: error: {len(setup.entrants)} valid bots; a game needs "
               f"{args.players}", file=sys.stderr)
         return 3
+    out.mkdir(parents=True, exist_ok=True)
+    store = Store(path)
     store.set_meta(settings)
     store.add_bots(setup.entrants, setup.rejected)
     specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
@@ -95,7 +104,9 @@ def main(args: argparse.Namespace) -> int:
                 store.add_games(batch)
                 advance(batch)
 
-            contest.play(setup, todo, where, log=True, on_batch=keep)
+            started = time.perf_counter()
+            played = contest.play(setup, todo, where, log=True, on_batch=keep)
+            wall = time.perf_counter() - started
     except RuntimeError as e:  # no Dask, or the cluster could not be reached
         store.close()
         return fail_usage(str(e))
@@ -111,5 +122,17 @@ def main(args: argparse.Namespace) -> int:
         mode = "cooperative" if setup.options.mode == "coop" else "competitive"
         print(f"{len(records)} {mode} games of {args.players} players, seed {setup.seed}")
         print(contest.render_table(table, setup.options.mode, rated=True))
+        print(f"played {len(played.records)} games in {wall:.1f} s, "
+              f"{played.cpu:.1f} s of CPU where they ran")
         print(f"store: {path}\nreport: {out / REPORT}")
     return 0
+
+
+def _stored_settings(path: Path) -> dict[str, object] | None:
+    from moonasm.contest.store import Store
+
+    store = Store(path)
+    try:
+        return store.meta()
+    finally:
+        store.close()

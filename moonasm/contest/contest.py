@@ -36,9 +36,18 @@ class Setup:
         return {e.key: e for e in self.entrants}
 
 
+@dataclass(frozen=True)
+class Played:
+    """Every record of the games played, in canonical order, and the CPU seconds they took
+    wherever they ran."""
+
+    records: list[GameRecord]
+    cpu: float
+
+
 def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool = False,
-         on_batch: Callable[[list[GameRecord]], None] | None = None) -> list[GameRecord]:
-    """Play `specs`; returns every record, in canonical order.
+         on_batch: Callable[[list[GameRecord]], None] | None = None) -> Played:
+    """Play `specs`.
 
     Batches hold up to `execute.BATCH` games, fewer when there are few games for the workers
     (each worker then gets several batches, and a stopped tournament loses little)."""
@@ -49,12 +58,14 @@ def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool
     payloads = [runner.payload(setup.options, sources, names, specs[r.start:r.stop], log)
                 for r in execute.batches(len(specs), batch)]
     records: list[GameRecord] = []
+    cpu = 0.0
     for done in execute.run(payloads, where):
-        records.extend(done)
+        records.extend(done.records)
+        cpu += done.cpu
         if on_batch is not None:
-            on_batch(done)
+            on_batch(done.records)
     records.sort(key=lambda r: r.key)
-    return records
+    return Played(records, cpu)
 
 
 def standings_of(setup: Setup, records: Iterable[GameRecord], rated: bool) -> list[Standing]:

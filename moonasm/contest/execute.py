@@ -13,6 +13,7 @@ address is given.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -40,8 +41,16 @@ def batches(count: int, size: int = BATCH) -> list[range]:
     return [range(start, min(start + size, count)) for start in range(0, count, size)]
 
 
-def run(payloads: list[str], where: Where) -> Iterator[list[GameRecord]]:
-    """Play every payload; yield each batch's records as soon as the batch is done."""
+@dataclass(frozen=True)
+class Batch:
+    """A played batch: its records, and the CPU seconds it took where it ran."""
+
+    records: list[GameRecord]
+    cpu: float
+
+
+def run(payloads: list[str], where: Where) -> Iterator[Batch]:
+    """Play every payload; yield each batch as soon as it is done."""
     if where.scheduler is not None:
         yield from _on_dask(payloads, where.scheduler)
     elif where.jobs <= 1 or len(payloads) <= 1:
@@ -51,11 +60,12 @@ def run(payloads: list[str], where: Where) -> Iterator[list[GameRecord]]:
         yield from _on_processes(payloads, where.jobs)
 
 
-def _records(text: str) -> list[GameRecord]:
-    return [GameRecord.from_line(line) for line in text.splitlines() if line]
+def _records(text: str) -> Batch:
+    *games, trailer = text.splitlines()
+    return Batch([GameRecord.from_line(line) for line in games], json.loads(trailer)["cpu"])
 
 
-def _on_processes(payloads: list[str], jobs: int) -> Iterator[list[GameRecord]]:
+def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
@@ -74,7 +84,7 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[list[GameRecord]]:
                 future.cancel()
 
 
-def _on_dask(payloads: list[str], address: str) -> Iterator[list[GameRecord]]:
+def _on_dask(payloads: list[str], address: str) -> Iterator[Batch]:
     try:
         from distributed import Client, as_completed
     except ImportError:

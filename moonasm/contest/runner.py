@@ -132,7 +132,11 @@ def _program(sha: str, source: str, bits: int) -> Program:
 
 
 def play_batch(text: str) -> str:
-    """Play every game of a payload; JSON Lines out, one `GameRecord` a game, in order."""
+    """Play every game of a payload; JSON Lines out, one `GameRecord` a game, in order,
+    then a trailer line `{"cpu": seconds}`: the CPU time the batch took where it ran."""
+    import time
+
+    started = time.process_time()
     obj = json.loads(text)
     options = options_from_json(obj["options"])
     bots: dict[str, list[str]] = obj["bots"]
@@ -145,7 +149,8 @@ def play_batch(text: str) -> str:
         record = play_game(options, spec, [programs[sha] for sha in spec.seats], names,
                            log=obj["log"])
         lines.append(record.to_line())
-    return "\n".join(lines) + "\n" if lines else ""
+    lines.append(json.dumps({"cpu": round(time.process_time() - started, 6)}))
+    return "\n".join(lines) + "\n"
 
 
 def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],

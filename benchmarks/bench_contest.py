@@ -1,0 +1,187 @@
+"""Contests: what a tournament costs beside the games it plays, and what parallelism buys.
+
+`run()` returns (figure, value, baseline name, baseline value, unit) rows. The machines here
+are shared and noisy, so every comparison is paired — A then B, A then B, … — and each figure
+is the median of the pairs, its min and max in the figure's name:
+
+* per-core throughput of `moonasm tournament --jobs 1` (schedule, batches, SQLite store, a
+  compressed log of every game, ratings, report) against the same games, logged the same way,
+  in a plain in-process loop of `Game.play` (the issue's target: within 20 %), in games per
+  second of CPU time — on a machine shared with other work, wall time measures the neighbours;
+* that plain loop with a log of every game against it without (target: at least 2/3);
+* `--jobs 2` against `--jobs 1` on a tournament of a few thousand games, as whole processes:
+  wall time and CPU time (the children's user + system);
+* with `MOONASM_BENCH_BIG=1`: a 20-bot round robin with 100 games a pairing (19,000 games) on
+  `--jobs 2` and on a 2-worker Dask LocalCluster (minutes; off by default).
+
+Run it alone with `python benchmarks/bench_contest.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BOTS = ROOT / "examples" / "bots"
+Row = tuple[str, float, str, float, str]
+
+
+def _field(directory: Path, count: int) -> Path:
+    """`count` distinct bots: the example bots, each copy made distinct by a comment."""
+    sources = [(BOTS / f"{n}.masm").read_text() for n in ("builder", "hoarder", "counter")]
+    directory.mkdir(parents=True, exist_ok=True)
+    for i in range(count):
+        (directory / f"bot{i:02}.masm").write_text(f"# entrant {i}\n{sources[i % 3]}")
+    return directory
+
+
+def _process(args: list[str]) -> tuple[float, float]:
+    """Run `moonasm tournament ARGS` as a whole process: (wall seconds, CPU seconds): the
+    command's own process plus what its games took in the workers (it prints that)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "moonasm", *args], check=True, cwd=ROOT,
+                          capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    played = re.search(r"played \d+ games in [\d.]+ s, ([\d.]+) s of CPU", done.stdout)
+    workers = float(played.group(1)) if played and "--jobs" in args and \
+        args[args.index("--jobs") + 1] != "1" else 0.0
+    return wall, own + workers
+
+
+def _paired(a: Callable[[], float], b: Callable[[], float], pairs: int) -> tuple[
+        list[float], list[float]]:
+    xs, ys = [], []
+    for _ in range(pairs):
+        xs.append(a())
+        ys.append(b())
+    return xs, ys
+
+
+def _spread(values: list[float]) -> str:
+    return f"median of {len(values)}; min {min(values):,.0f}, max {max(values):,.0f}"
+
+
+def _in_process(tmp: Path) -> list[Row]:
+    """tournament --jobs 1 against a plain loop over the same games, in this process."""
+    from moonasm.cli.main import main
+    from moonasm.contest import entrants, schedule
+    from moonasm.game.bots import bot
+    from moonasm.game.engine import Game, GameOptions
+    from moonasm.game.events import json_sink
+    from moonasm.game.log import LogWriter, header
+
+    field = _field(tmp / "six", 6)
+    valid, _ = entrants.load(entrants.expand([str(field)]), 4)
+    programs = {e.key: bot(e.source) for e in valid}
+    names = {e.key: e.name for e in valid}
+    specs = schedule.tournament(sorted(programs), 2, 40, 1)  # 15 pairings, 600 games
+    counter = iter(range(1_000))
+
+    def plain(log: bool) -> float:
+        start = time.process_time()
+        for spec in specs:
+            options = GameOptions(mode="versus", seed=spec.seed)
+            on_event = None
+            if log:
+                on_event = json_sink(LogWriter(io.StringIO(), header(options, [])).write)
+            Game(options, [names[k] for k in spec.seats], on_event, steps=False).play(
+                [programs[k] for k in spec.seats])
+        return len(specs) / (time.process_time() - start)
+
+    def tournament() -> float:
+        out = tmp / f"out{next(counter)}"
+        start = time.process_time()
+        main(["tournament", str(field), "--games", "40", "--seed", "1", "--jobs", "1",
+              "--out", str(out), "--json"])
+        return len(specs) / (time.process_time() - start)
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        plain(False)
+        ours, base = _paired(tournament, lambda: plain(True), 3)
+        logged, unlogged = _paired(lambda: plain(True), lambda: plain(False), 3)
+    return [
+        (f"tournament --jobs 1, games/s of CPU ({_spread(ours)})", statistics.median(ours),
+         f"plain Game.play loop, logged ({_spread(base)})", statistics.median(base),
+         "games/CPU s"),
+        (f"plain loop with a log of every game ({_spread(logged)})",
+         statistics.median(logged), f"unlogged ({_spread(unlogged)})",
+         statistics.median(unlogged), "games/CPU s"),
+    ]
+
+
+def _jobs(tmp: Path) -> list[Row]:
+    """--jobs 2 against --jobs 1 on 3,000 games (10 bots, 45 pairings), whole processes."""
+    field = _field(tmp / "ten", 10)
+    counter = iter(range(1_000))
+
+    def tournament(jobs: int) -> tuple[float, float]:
+        out = tmp / f"jobs{next(counter)}"
+        return _process(["tournament", str(field), "--games", "66", "--seed", "2",
+                         "--jobs", str(jobs), "--out", str(out)])
+
+    walls: dict[int, list[float]] = {1: [], 2: []}
+    cpus: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(3):
+        for jobs in (2, 1):
+            wall, cpu = tournament(jobs)
+            walls[jobs].append(wall)
+            cpus[jobs].append(cpu)
+    games = 45 * 66
+    rate = {j: [games / w for w in walls[j]] for j in (1, 2)}
+    return [
+        (f"tournament --jobs 2, {games} games ({_spread(rate[2])})",
+         statistics.median(rate[2]), f"--jobs 1 ({_spread(rate[1])})",
+         statistics.median(rate[1]), "games/s wall"),
+        ("tournament --jobs 2, CPU seconds (user+sys)", statistics.median(cpus[2]),
+         "--jobs 1", statistics.median(cpus[1]), "s CPU"),
+    ]
+
+
+def _big(tmp: Path) -> list[Row]:
+    """A 20-bot round robin, 100 games a pairing: --jobs 2 against a 2-worker Dask cluster."""
+    from distributed import LocalCluster
+
+    field = _field(tmp / "twenty", 20)
+    args = ["tournament", str(field), "--games", "100", "--seed", "3"]
+    local_wall, local_cpu = _process([*args, "--jobs", "2", "--out", str(tmp / "big1")])
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:
+        start = time.perf_counter()
+        _process([*args, "--scheduler", cluster.scheduler_address,
+                                 "--out", str(tmp / "big2")])
+        dask_wall = time.perf_counter() - start
+    games = 190 * 100
+    return [(f"20-bot round robin ({games} games) on a 2-worker Dask LocalCluster",
+             games / dask_wall, f"--jobs 2 (CPU {local_cpu:.0f} s)", games / local_wall,
+             "games/s wall")]
+
+
+def run() -> list[Row]:
+    tmp = Path(tempfile.mkdtemp(prefix="moonasm-bench-contest-"))
+    try:
+        rows = _in_process(tmp) + _jobs(tmp)
+        if os.environ.get("MOONASM_BENCH_BIG"):
+            rows += _big(tmp)
+        return rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    for figure, value, base_name, base, unit in run():
+        print(f"{figure}: {value:,.1f} {unit}   {base_name}: {base:,.1f}   "
+              f"ratio {value / base if base else float('nan'):.2f}")
