@@ -55,16 +55,19 @@ def add_run_options(p: argparse.ArgumentParser, scheduler: bool) -> None:
 def setup(args: argparse.Namespace, paths: list[str], players: int,
           distinct: bool = True) -> Setup:
     """Options from the command line, bots loaded and checked (invalid ones set aside)."""
-    from moonasm.cli import play_cmd
     from moonasm.contest import entrants
     from moonasm.contest.contest import Setup
     from moonasm.contest.execute import default_jobs
     from moonasm.game.engine import GameOptions
+    from moonasm.game.seats import SeatError, parse_hackers, parse_levels
 
-    options = GameOptions(
-        mode=args.mode, bits=args.bits, levels=play_cmd._levels(args.level, players),
-        hackers=play_cmd._hackers(args.hacker, players), events=args.events,
-        extras=args.extras, max_rounds=args.max_rounds)
+    try:
+        levels = parse_levels(args.level, players)
+        hackers = parse_hackers(args.hacker, players)
+    except SeatError as e:
+        raise UsageError(str(e)) from None
+    options = GameOptions(mode=args.mode, bits=args.bits, levels=levels, hackers=hackers,
+                          events=args.events, extras=args.extras, max_rounds=args.max_rounds)
     problems = options.problems(players)
     if problems:
         raise UsageError(problems[0])
