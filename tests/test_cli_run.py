@@ -66,7 +66,7 @@ def test_a_fault_in_text_mode(run_src) -> None:
                        "RAM1 0000 (0)  RAM2 0000 (0)\n"
                        "power spent 1, left unlimited; 1 steps\n")
     assert out.err.splitlines()[0].endswith(
-        "prog.masm:4:1: error: protection fault: RAM2 belongs to player 2; player 1 may only "
+        "prog.masm:4:5: error: protection fault: RAM2 belongs to player 2; player 1 may only "
         "use its own RAM")
 
 
@@ -452,7 +452,7 @@ def test_a_bot_reading_goal_needs_one(run_src) -> None:
     out = run_src(CLIMBER, "--json")
     assert out.status == 4
     assert out.json["error"] == {"kind": "protection", "message": "there is no goal to read",
-                                 "line": 1, "column": 7}
+                                 "line": 1, "column": 14}
 
 
 def test_turns_for_a_script_without_turn_directives(run_src) -> None:
@@ -469,3 +469,29 @@ def test_a_script_hacker_option_replaces_its_directive(run_src) -> None:
     out = run_src(source, "--hacker", "2=addition", "--json")
     assert out.status == 4
     assert out.json["error"]["kind"] == "power"
+
+
+# A runtime fault's caret points at the operand at fault (spec §6), else at the mnemonic.
+CARETS = [
+    (".players 2\nMOV A, RAM2", "protection", 8, "MOV A, RAM2", "       ^~~~"),
+    (".disable B\nOR A,   B", "disabled", 9, "OR A,   B", "        ^"),
+    (".goal 1\n.players 2\nCMP A, GOAL3", "protection", 8, "CMP A, GOAL3", "       ^~~~~"),
+    (".disable XOR\nXOR A, B", "disabled", 1, "XOR A, B", "^~~"),
+    (".power 0\n  NOT C", "power", 3, "  NOT C", "  ^~~"),
+]
+
+
+@pytest.mark.parametrize(("source", "kind", "column", "text", "caret"), CARETS,
+                         ids=[c[0] for c in CARETS])
+def test_a_runtime_fault_points_at_the_operand_at_fault(run_src, source: str, kind: str,
+                                                        column: int, text: str,
+                                                        caret: str) -> None:
+    line = source.count("\n") + 1
+    shown = run_src(source)
+    assert shown.status == 4
+    assert f"prog.masm:{line}:{column}: error: {kind} fault: " in shown.err
+    assert shown.err.endswith(f"{line:>5} | {text}\n      | {caret}\n")
+    as_json = run_src(source, "--json")
+    assert as_json.status == 4
+    error = as_json.json["error"]
+    assert (error["kind"], error["line"], error["column"]) == (kind, line, column)

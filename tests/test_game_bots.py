@@ -18,8 +18,8 @@ def kinds(events, *names):
 
 @pytest.mark.parametrize("program,kind,line,column", [
     ("INC B\nINC B\n  INC B", "power", 3, 3),
-    ("start: MOV B, C\nMOV A, RAM2", "protection", 2, 1),
-    ("CMP RAM3, 0", "protection", 1, 1),
+    ("start: MOV B, C\nMOV A, RAM2", "protection", 2, 8),
+    ("CMP RAM3, 0", "protection", 1, 5),
     ("loop: JMP loop", "overload", 1, 7),
     ("SHL A", "disabled", 1, 1),
 ])

@@ -110,4 +110,4 @@ def test_reading_a_goal_that_cannot_be_read_says_what_is_true(mode, players, rea
     g.play_bot_turn(bot(f"CMP A, {read}"))
     faults = [e for e in events if isinstance(e, ev.Fault)]
     assert [(f.kind, f.message, f.line, f.column) for f in faults] == [
-        ("protection", message, 1, 1)]
+        ("protection", message, 1, 8)]  # the caret under the GOAL operand

@@ -442,8 +442,9 @@ def test_real_log_with_faults_shows_the_statement(tmp_path: Path,
     log = play(tmp_path, "game.jsonl", str(bot), "examples/bots/counter.masm", "--seed", "3")
     code, out, _ = replay(capsys, str(log))
     assert code == 0
-    assert "protection fault at line 4, column 1" in out
-    assert "   4 | MOV A, RAM2" in out
+    assert "protection fault at line 4, column 8" in out
+    assert "   4 | MOV A, RAM2\n" in out
+    assert "     |        ^~~~\n" in out  # the caret under the operand at fault
 
 
 def test_real_log_cut_short_replays_its_prefix(tmp_path: Path,

@@ -10,7 +10,8 @@ from moonasm.lang.check import check_source
 from moonasm.vm.interpret import interpret_turn
 from moonasm.vm.machine import Hooks, Machine
 
-# (program whose last line faults, kind, message, column)
+# (program whose last line faults, kind, message, column of the caret: the operand at fault,
+# else the mnemonic)
 FAULTS = [
     (".power 1\nINC A", "power", "INC costs 2 but only 1 power is left this turn", 1),
     (".power 1.5\nROL A\nMOV A, B", "power", "MOV costs 1 but only 0.5 power is left this "
@@ -18,28 +19,28 @@ FAULTS = [
     (".mode versus\n.power 0\nMOV A, B", "power", "MOV costs 0.5 but only 0 power is left "
                                                   "this turn", 1),
     (".players 2\nMOV RAM2, A", "protection", "RAM2 belongs to player 2; player 1 may only use "
-                                              "its own RAM", 1),
+                                              "its own RAM", 5),
     (".players 2\nMOV A, RAM2", "protection", "RAM2 belongs to player 2; player 1 may only use "
-                                              "its own RAM", 1),
+                                              "its own RAM", 8),
     ("MOV A, RAM3", "protection", "RAM3 belongs to player 3; player 1 may only use its own "
-                                  "RAM", 1),    # a player who is not playing
+                                  "RAM", 8),    # a player who is not playing
     (".players 2\n.turn 2\n  CMP RAM1, A", "protection", "RAM1 belongs to player 1; player 2 "
-                                                         "may only use its own RAM", 3),
+                                                         "may only use its own RAM", 7),
     ("HACK 1", "protection", "HACK is for competitive games (.mode versus)", 1),
     (".mode versus\n.players 2\nHACK 2", "protection", "player 1 holds no bug card to hack "
                                                        "with", 1),
     (".goal 1\n.players 2\nCMP GOAL3, A", "protection", "there is no player 3: this game has "
-                                                        "2 players", 1),
-    (".goal 1\nCMP GOAL4, A", "protection", "there is no player 4: this game has 1 player", 1),
+                                                        "2 players", 5),
+    (".goal 1\nCMP GOAL4, A", "protection", "there is no player 4: this game has 1 player", 5),
     (".disable B\nMOV A, B", "disabled", "register B is disabled by an ERROR card until "
-                                         "repaired", 1),
+                                         "repaired", 8),
     (".disable ROL\nROL A", "disabled", "ROL is disabled by an ERROR card until repaired", 1),
     (".disable XCHG\nXCHG A, B", "disabled", "XCHG is disabled by an ERROR card until "
                                              "repaired", 1),
     (".disable c\nCMP C, 1", "disabled", "register C is disabled by an ERROR card until "
-                                         "repaired", 1),
+                                         "repaired", 5),
     (".disable D\nOR A, D", "disabled", "register D is disabled by an ERROR card until "
-                                        "repaired", 1),
+                                        "repaired", 7),
     ("x: JMP x", "overload", "more than 10 steps this turn (the 1969 alarm)", 4),
 ]
 
@@ -54,8 +55,8 @@ def _prefix(source: str) -> str:
 def test_fault(source: str, kind: str, message: str, column: int) -> None:
     result = run_program(source, max_steps=10)
     fault = result.fault
-    assert fault is not None and fault.stmt is not None
-    assert (fault.kind, fault.message, fault.stmt.line, fault.stmt.span.column) == (
+    assert fault is not None and fault.span is not None
+    assert (fault.kind, fault.message, fault.span.line, fault.span.column) == (
         kind, message, source.count("\n") + 1, column)
 
 

@@ -258,15 +258,16 @@ def _run(args: argparse.Namespace, program: Program) -> int:
                      repeat=args.turns or 1)
     m = res.machine
     fault = res.fault
-    if fault is not None and fault.stmt is not None:
+    span = None if fault is None else fault.span
+    if fault is not None and span is not None:
         from moonasm.diagnostics import Diagnostic
 
-        diag = Diagnostic(fault.kind, fault.message, fault.stmt.span)
+        diag = Diagnostic(fault.kind, fault.message, span)
         print_diagnostics(args.file, program.lines, [diag], prefix=f"{fault.kind} fault: ")
     if args.json:
-        error = None if fault is None or fault.stmt is None else {
-            "kind": fault.kind, "message": fault.message, "line": fault.stmt.line,
-            "column": fault.stmt.span.column}
+        error = None if fault is None or span is None else {
+            "kind": fault.kind, "message": fault.message, "line": span.line,
+            "column": span.column}
         print_json(_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
                          error=error, left=m.power))
     else:

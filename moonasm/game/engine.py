@@ -256,10 +256,10 @@ class Game:
         fault = outcome.fault
         if fault is not None:
             st.faults[st.seat] += 1
-            stmt = fault.stmt
+            stmt, span = fault.stmt, fault.span
             self.emit(ev.Fault(st.seat, fault.kind, fault.message,
-                               stmt.span.line if stmt is not None else None,
-                               stmt.span.column if stmt is not None else None,
+                               span.line if span is not None else None,
+                               span.column if span is not None else None,
                                stmt.text if stmt is not None else None))
         return outcome
 

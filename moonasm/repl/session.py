@@ -146,8 +146,8 @@ def report_fault(fault: Fault, turn: Turn, ran: int, lines: list[str], where: So
                  reply: Reply) -> None:
     """Explain a refused statement (spec §4.2: refused, it changes nothing, and what ran before
     it in the same input stays done) and mark the reply as a fault."""
-    stmt = fault.stmt
-    diagnostic = Diagnostic(fault.kind, fault.message, stmt.span) if stmt else None
+    stmt, span = fault.stmt, fault.span
+    diagnostic = Diagnostic(fault.kind, fault.message, span) if span else None
     if stmt is None:
         what = ["nothing changed"]
     elif fault.kind == "overload":

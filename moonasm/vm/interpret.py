@@ -52,18 +52,18 @@ def guard(m: Machine, args: tuple[Arg, ...]) -> None:
     for arg in args:
         if arg.kind is ArgKind.REG and arg.value and isa.REGISTERS[arg.value] in m.disabled:
             raise DisabledFault(f"register {isa.REGISTERS[arg.value]} is disabled by an ERROR "
-                                "card until repaired")
+                                "card until repaired", operand=arg)
     for arg in args:
         owner = arg.value or m.player
         if arg.kind is ArgKind.RAM and owner != m.player:
             raise ProtectionFault(f"RAM{owner} belongs to player {owner}; player {m.player} "
-                                  "may only use its own RAM")
+                                  "may only use its own RAM", operand=arg)
         if arg.kind is ArgKind.GOAL:
             if owner == m.player:
                 if m.goal is None:
-                    raise ProtectionFault("there is no goal to read")
+                    raise ProtectionFault("there is no goal to read", operand=arg)
             elif owner not in m.shown:
-                raise ProtectionFault(unshown_goal(m, owner))
+                raise ProtectionFault(unshown_goal(m, owner), operand=arg)
 
 
 def unshown_goal(m: Machine, owner: int) -> str:

@@ -16,7 +16,8 @@ from moonasm import isa
 from moonasm.isa import Hacker, Operation
 
 if TYPE_CHECKING:
-    from moonasm.lang.check import Config, Stmt
+    from moonasm.diagnostics import Span
+    from moonasm.lang.check import Arg, Config, Stmt
 
 UNLIMITED = math.inf
 
@@ -59,18 +60,29 @@ UNUSABLE: float = _Unusable()
 
 
 class Fault(Exception):
-    """A statement the rules refuse. It changes nothing; it ends the run or the turn."""
+    """A statement the rules refuse. It changes nothing; it ends the run or the turn.
+
+    `operand` is the operand at fault when there is one (`RAM2` in `MOV A, RAM2`, a disabled
+    register, an unshown `GOAL3`); `span` is where a caret points (spec §6): that operand,
+    else the statement's mnemonic (power, overload, a disabled operation, HACK)."""
 
     kind = "fault"
 
-    def __init__(self, message: str, stmt: Stmt | None = None):
+    def __init__(self, message: str, stmt: Stmt | None = None, operand: Arg | None = None):
         super().__init__(message)
         self.message = message
         self.stmt = stmt
+        self.operand = operand
 
     def at(self, stmt: Stmt) -> Fault:
         self.stmt = stmt
         return self
+
+    @property
+    def span(self) -> Span | None:
+        if self.operand is not None:
+            return self.operand.span
+        return None if self.stmt is None else self.stmt.span
 
 
 class PowerFault(Fault):
