@@ -30,11 +30,22 @@ class Span(NamedTuple):
     length: int = 1
 
 
+# Colours on a terminal, as GCC and Clang use them: the place in bold, the severity in
+# colour, the caret in green.
+_BOLD, _RESET = "\x1b[1m", "\x1b[0m"
+_SEVERITY_COLOURS = {"error": "\x1b[1;31m", "warning": "\x1b[1;35m"}
+_CARET_COLOUR = "\x1b[1;32m"
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One problem in a program. `severity` is "error" (the program is refused, or the run
+    faults) or "warning" (the program is valid but probably not what was meant)."""
+
     kind: str
     message: str
     span: Span
+    severity: str = "error"
 
     @property
     def line(self) -> int:
@@ -48,12 +59,24 @@ class Diagnostic:
         return {"kind": self.kind, "message": self.message, "line": self.line,
                 "column": self.column}
 
-    def render(self, filename: str, source_lines: list[str] | None) -> str:
-        """The diagnostic with its source line and a caret, ready to print."""
-        head = f"{filename}:{self.line}:{self.column}: error: {self.message}"
+    def render(self, filename: str, source_lines: list[str] | None, *, color: bool = False,
+               prefix: str = "") -> str:
+        """The diagnostic with its source line and a caret, ready to print; in colour when
+        `color` (the caller decides: a terminal, and no NO_COLOR). `prefix` goes before the
+        message (`power fault: `)."""
+        place = f"{filename}:{self.line}:{self.column}:"
+        severity = f"{self.severity}:"
+        message = prefix + self.message
+        if color:
+            place = f"{_BOLD}{place}{_RESET}"
+            severity = f"{_SEVERITY_COLOURS.get(self.severity, _BOLD)}{severity}{_RESET}"
+            message = f"{_BOLD}{message}{_RESET}"
+        head = f"{place} {severity} {message}"
         if source_lines is None or not 1 <= self.line <= len(source_lines):
             return head
         shown, caret = _excerpt(source_lines[self.line - 1], self.column, self.span.length)
+        if color:
+            caret = caret.replace("^", f"{_CARET_COLOUR}^", 1) + _RESET
         number = str(self.line)
         width = max(5, len(number) + 1)
         return f"{head}\n{number:>{width}} | {shown}\n{'':>{width}} | {caret}"

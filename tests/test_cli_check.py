@@ -1,8 +1,15 @@
-"""`moonasm check`: valid files, every diagnostic, several files, --bot, --json."""
+"""`moonasm check` (spec §6): valid files, every diagnostic, warnings, the summary line,
+--max-errors, several files, --bot, --json whatever happens, colour on a terminal only."""
 
 from __future__ import annotations
 
-from conftest import run_subprocess
+import os
+import pty
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT, run_subprocess
 
 
 def test_a_valid_script(cli, masm) -> None:
@@ -20,7 +27,8 @@ def test_an_invalid_script(cli, masm) -> None:
         f"{path}:2:1: error: configuration directive '.bits' must come before the first "
         "instruction\n"
         "    2 | .bits 20\n"
-        "      | ^~~~~\n")
+        "      | ^~~~~\n"
+        "1 error\n")
 
 
 def test_several_files_one_bad(cli, masm) -> None:
@@ -37,14 +45,123 @@ def test_json(cli, masm) -> None:
     bad = masm("MOVE A, B\nJMP x\n")
     out = cli("check", "--json", good, bad)
     assert out.status == 3
-    assert out.json == {"ok": False, "files": [
-        {"file": good, "ok": True, "statements": 1, "errors": []},
-        {"file": bad, "ok": False, "statements": None, "errors": [
-            {"kind": "syntax", "message": "unknown operation 'MOVE' (did you mean 'MOV'?)",
-             "line": 1, "column": 1},
-            {"kind": "semantic", "message": "undefined label 'x'", "line": 2, "column": 5}]}]}
+    assert out.err == ""
+    assert out.json == {
+        "ok": False,
+        "files": [{"file": good, "ok": True, "statements": 1},
+                  {"file": bad, "ok": False, "statements": None}],
+        "errors": 2, "warnings": 0,
+        "diagnostics": [
+            {"file": bad, "line": 1, "column": 1, "severity": "error", "kind": "syntax",
+             "message": "unknown operation 'MOVE' (did you mean 'MOV'?)"},
+            {"file": bad, "line": 2, "column": 5, "severity": "error", "kind": "semantic",
+             "message": "undefined label 'x'"}]}
     out = cli("check", "--json", good)
-    assert out.status == 0 and out.json["ok"] is True
+    assert out.status == 0 and out.json["ok"] is True and out.json["diagnostics"] == []
+
+
+def test_json_with_a_missing_file_is_still_one_object(cli, masm, tmp_path) -> None:
+    missing = str(tmp_path / "missing.masm")
+    out = cli("check", "--json", masm("NOT A\n"), missing)
+    assert out.status == 2
+    assert out.json == {"ok": False, "files": None, "errors": None, "warnings": None,
+                        "diagnostics": [{"file": missing, "line": None, "column": None,
+                                         "severity": "error", "kind": "usage",
+                                         "message": f"cannot read '{missing}': no such file"}]}
+
+
+WARNED = """\
+.power 1.5
+.hacker 1, copy
+start: MOV A, B     # free: the copy hacker's first MOV
+INC A               # costs 2, more than a turn has
+JMP over
+NOT A               # after JMP, and nothing jumps here
+over: END
+"""
+
+
+def test_warnings_are_shown_counted_and_leave_the_status_alone(cli, masm) -> None:
+    path = masm(WARNED)
+    out = cli("check", path)
+    assert out.status == 0
+    assert out.out == f"{path}: ok (script, 5 statements)\n"
+    assert out.err == (
+        f"{path}:3:1: warning: label 'start' is never jumped to\n"
+        "    3 | start: MOV A, B     # free: the copy hacker's first MOV\n"
+        "      | ^~~~~~\n"
+        f"{path}:4:1: warning: INC costs 2 but a turn has only 1.5 power (.power): it can "
+        "only be a power fault\n"
+        "    4 | INC A               # costs 2, more than a turn has\n"
+        "      | ^~~\n"
+        f"{path}:6:1: warning: this statement can never run: it comes after JMP (line 5) and "
+        "no jump that is ever taken leads here\n"
+        "    6 | NOT A               # after JMP, and nothing jumps here\n"
+        "      | ^~~\n"
+        "3 warnings\n")
+    out = cli("check", "--json", path)
+    assert out.status == 0 and out.json["warnings"] == 3
+    assert [(d["line"], d["severity"], d["kind"]) for d in out.json["diagnostics"]] == [
+        (3, "warning", "unused-label"), (4, "warning", "over-budget"),
+        (6, "warning", "unreachable")]
+
+
+def test_run_does_not_print_warnings(cli, masm) -> None:
+    out = cli("run", masm(WARNED))
+    assert out.status == 4 and "warning" not in out.err  # the INC is a power fault
+
+
+def test_max_errors_caps_the_list_and_the_summary_counts_all(cli, masm) -> None:
+    first = masm("MOVE A\nINC Q\n")
+    second = masm("NOT RAM\n")
+    out = cli("check", "--max-errors", "2", first, second)
+    assert out.status == 3
+    assert out.err.count(": error: ") == 2 and second not in out.err
+    assert out.err.splitlines()[-1] == "3 errors in 2 of 2 files (only 2 errors shown)"
+    out = cli("check", "--json", "--max-errors", "1", first, second)
+    assert out.json["errors"] == 3 and len(out.json["diagnostics"]) == 1
+    assert cli("check", "--max-errors", "0", first).status == 2
+
+
+def test_the_summary_of_several_files(cli, masm) -> None:
+    out = cli("check", masm("NOT A\n"), masm("INC Q\n"), masm("x: NOT A\n"))
+    assert out.err.splitlines()[-1] == "1 error, 1 warning in 2 of 3 files"
+    out = cli("check", masm("NOT A\n"), masm("NOT B\n"))
+    assert out.err == ""  # nothing to report: the ok lines say it
+
+
+def _on_a_terminal(*args: str, env: dict[str, str]) -> str:
+    """stderr of `moonasm ARGS` when it is a terminal (a pseudo-terminal)."""
+    leader, follower = pty.openpty()
+    proc = subprocess.run([sys.executable, "-m", "moonasm", *args], stderr=follower,
+                          stdout=subprocess.DEVNULL, stdin=subprocess.DEVNULL, cwd=ROOT,
+                          env=env, timeout=60)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal is closed once everything is read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    assert proc.returncode == 3
+    return b"".join(chunks).decode()
+
+
+@pytest.mark.parametrize("command", ["check", "run"])
+def test_diagnostics_are_coloured_on_a_terminal_only(masm, command: str) -> None:
+    path = masm("MOVE A, B\n")
+    env = {k: v for k, v in os.environ.items() if k != "NO_COLOR"}
+    coloured = _on_a_terminal(command, path, env=env)
+    assert f"\x1b[1m{path}:1:1:\x1b[0m \x1b[1;31merror:\x1b[0m \x1b[1munknown operation" \
+        in coloured
+    assert "\x1b[1;32m^~~~\x1b[0m" in coloured
+    plain = _on_a_terminal(command, path, env={**env, "NO_COLOR": "1"})
+    assert "\x1b[" not in plain and f"{path}:1:1: error: unknown operation" in plain
+    assert "\x1b[" not in run_subprocess(command, path).err  # not a terminal
 
 
 def test_bots(cli, masm) -> None:

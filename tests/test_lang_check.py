@@ -251,3 +251,51 @@ def test_no_value_too_large_to_print_reaches_run_json(cli, masm, source: str) ->
     assert out.json["ok"] is False and out.json["goal"] is None
     assert out.json["power"] == {"spent": 0, "left": None}
     assert len(out.err) < 1000
+
+
+WARNINGS = [
+    # unused labels; a label named by any jump is used, two labels on one statement apart
+    ("x: y: NOT A\nJMP x", [(1, 4, "unused-label", "label 'y' is never jumped to")]),
+    (".turn 1\nl: NOT A\n.turn 1\nl: JMP l", [(2, 1, "unused-label",
+                                              "label 'l' is never jumped to")]),
+    # unreachable: after JMP and END, the first of a run only; a conditional jump before any
+    # CMP of the turn is never taken, so its target is not reached through it
+    ("END\nNOT A\nNOT B", [(2, 1, "unreachable", "this statement can never run: it comes "
+                            "after END (line 1) and no jump that is ever taken leads here")]),
+    ("JE l\nEND\nl: NOT A", [(3, 4, "unreachable", "this statement can never run: it comes "
+                              "after END (line 2) and no jump that is ever taken leads here")]),
+    ("CMP A, 1\nJE l\nEND\nl: NOT A", []),
+    ("l: NOT A\nCMP A, 1\nJNE l\nJMP l\nEND", [(5, 1, "unreachable", "this statement can never "
+                                                "run: it comes after JMP (line 4) and no jump "
+                                                "that is ever taken leads here")]),
+    # over budget: mode and hacker considered, per player of each turn
+    (".power 0.5\nNOT A\nOR A, B", [(2, 1, "over-budget", "NOT costs 1 but a turn has only 0.5 "
+                                     "power (.power): it can only be a power fault")]),
+    (".power 0.5\n.mode versus\nMOV A, B", []),
+    (".power 0.5\n.hacker 1, rotation\nROL A", []),
+    (".power 0.5\n.hacker 1, logic\nOR A, B", []),
+    (".power 1\n.players 2\n.hacker 2, addition\n.turn 1\nINC A\n.turn 2\nINC A",
+     [(5, 1, "over-budget", "INC costs 2 but a turn has only 1 power (.power): it can only be "
+                            "a power fault")]),
+    (".power 0.5\nEND\nNOT A", [(3, 1, "unreachable", "this statement can never run: it comes "
+                                 "after END (line 2) and no jump that is ever taken leads here")]),
+    ("NOT A", []),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), WARNINGS, ids=[w[0] for w in WARNINGS])
+def test_warnings(source: str, expected: list[tuple[int, int, str, str]]) -> None:
+    result = check_source(source)
+    assert result.errors == []
+    assert all(w.severity == "warning" for w in result.warnings)
+    assert [(w.line, w.column, w.kind, w.message) for w in result.warnings] == expected
+
+
+def test_warnings_of_bots_and_of_invalid_programs() -> None:
+    bot = check_source("NOT A\nEND\nINC A", bot=True)
+    assert [w.kind for w in bot.warnings] == ["unreachable"]  # power is the game's business
+    assert check_source("x: NOT A\nINC Q").warnings == []  # errors first
+    overridden = check_source("NOT A", overrides=Overrides(power=2))  # halves: 1 power
+    assert overridden.warnings == []
+    assert [w.kind for w in check_source("INC A", overrides=Overrides(power=2)).warnings] == \
+        ["over-budget"]

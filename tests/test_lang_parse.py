@@ -144,6 +144,7 @@ def test_diagnostics_with_caret_and_tildes(cli, masm) -> None:
         f"{path}:5:7: error: unexpected ','\n"
         "    5 | INC A,, B\n"
         "      |       ^\n"
+        "3 errors\n"
     )
 
 
@@ -158,6 +159,7 @@ def test_diagnostics_escape_control_characters_and_keep_tabs(cli, masm) -> None:
         f"{path}:2:8: error: invalid UTF-8 byte 0xFF\n"
         "    2 | MOV\tA, \\xffB\n"
         "      |    \t   ^~~~\n"
+        "2 errors\n"
     )
 
 
@@ -166,7 +168,8 @@ def test_crlf_lines_are_shown_without_the_cr(cli, masm) -> None:
     assert cli("check", path).err == (
         f"{path}:2:1: error: unknown operation 'MOVE' (did you mean 'MOV'?)\n"
         "    2 | MOVE A, B\n"
-        "      | ^~~~\n")
+        "      | ^~~~\n"
+        "1 error\n")
 
 
 def test_a_huge_token_is_cut_short_in_the_message(cli, masm) -> None:

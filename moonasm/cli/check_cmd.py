@@ -1,44 +1,100 @@
-"""Check MOON assembly files without running them: every syntax and static error, each with
-its line, column and a caret. Exit status 0 when every file is valid, 3 otherwise."""
+"""Check MOON assembly files without running them: every syntax and static error, and the
+warnings (an unused label, a statement that can never run, an operation that costs more than
+a turn's power), each with its line, column and a caret, then a summary line. Exit status 0
+when every file is valid (warnings or not), 3 otherwise, 2 for a usage error."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 
-from moonasm.cli.common import UsageError, fail_usage, print_diagnostics, print_json, read_program
+from moonasm.cli.common import (
+    JsonObject,
+    UsageError,
+    diagnostic_json,
+    fail_usage,
+    failure_object,
+    parse_positive,
+    print_diagnostics,
+    print_json,
+    read_program,
+)
+from moonasm.diagnostics import Diagnostic
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".masm files to check")
     p.add_argument("--bot", action="store_true",
                    help="check as bots: no configuration directives, no .turn")
+    p.add_argument("--max-errors", type=parse_positive, metavar="N", default=None,
+                   help="show at most N errors (all files together); the summary counts all")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    """check's `--json` object when it cannot check at all (a usage error, a missing file)."""
+    return failure_object(diagnostics, files=None, errors=None, warnings=None)
 
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import check
     from moonasm.lang.parse import parse
 
-    reports = []
     try:
         texts = [(f, read_program(f)) for f in args.files]
     except UsageError as e:
-        return fail_usage(str(e))
+        return fail_usage(e.message, e.file)
+    files: list[JsonObject] = []
+    shown: list[JsonObject] = []
+    errors = warnings = errors_shown = 0
+    files_with_problems = 0
     for name, text in texts:
         parsed = parse(text)
         result = check(parsed, bot=args.bot)
-        print_diagnostics(name, parsed.lines, result.errors)
+        problems = sorted(result.errors + result.warnings, key=lambda d: (d.line, d.column))
+        errors += len(result.errors)
+        warnings += len(result.warnings)
+        files_with_problems += bool(problems)
+        visible: list[Diagnostic] = []
+        for d in problems:
+            if args.max_errors is not None and errors_shown >= args.max_errors:
+                break  # past the cap nothing more is shown, warnings included
+            visible.append(d)
+            errors_shown += d.severity == "error"
+        if not args.json:
+            print_diagnostics(name, parsed.lines, visible)
+        shown += [diagnostic_json(d, name) for d in visible]
         program = result.program
-        reports.append({
-            "file": name,
-            "ok": program is not None,
-            "statements": program.statement_count if program is not None else None,
-            "errors": [d.as_json() for d in result.errors],
-        })
+        files.append({"file": name, "ok": program is not None,
+                      "statements": program.statement_count if program is not None else None})
         if program is not None and not args.json:
             what = "bot" if args.bot else "script"
             print(f"{name}: ok ({what}, {program.statement_count} statements)")
-    ok = all(r["ok"] for r in reports)
+    summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
+    ok = errors == 0
     if args.json:
-        print_json({"ok": ok, "files": reports})
+        print_json({"ok": ok, "files": files, "errors": errors, "warnings": warnings,
+                    "diagnostics": shown})
+    elif summary:
+        print(summary, file=sys.stderr)
     return 0 if ok else 3
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def _summary(errors: int, warnings: int, errors_shown: int, files_with_problems: int,
+             files: int) -> str:
+    """The line that closes the list: `3 errors, 1 warning`, with `in 2 of 5 files` when
+    several files were checked and `(10 shown)` under --max-errors. Nothing when there is
+    nothing to report: the `ok` lines on standard output say it."""
+    if not errors and not warnings:
+        return ""
+    parts = [_count(n, what) for n, what in ((errors, "error"), (warnings, "warning")) if n]
+    text = ", ".join(parts)
+    if files > 1:
+        text += f" in {files_with_problems} of {files} files"
+    if errors_shown < errors:
+        text += f" (only {_count(errors_shown, 'error')} shown)"
+    return text

@@ -110,11 +110,9 @@ def read_program(path: str) -> str:
 def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[Diagnostic],
                       stream: IO[str] | None = None, prefix: str = "") -> None:
     out = stream or sys.stderr
+    color = use_color(out)
     for d in diagnostics:
-        text = d.render(filename, lines)
-        if prefix:
-            text = text.replace(": error: ", f": error: {prefix}", 1)
-        print(text, file=out)
+        print(d.render(filename, lines, color=color, prefix=prefix), file=out)
 
 
 def print_json(obj: object) -> None:

@@ -7,6 +7,7 @@ resolved to kinds and indices, labels resolved to statement indices within their
 from __future__ import annotations
 
 import enum
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
@@ -80,6 +81,7 @@ class Turn:
     player: int
     stmts: tuple[Stmt, ...]
     labels: dict[str, int] = field(default_factory=dict)
+    label_spans: dict[str, Span] = field(default_factory=dict)  # where each label is defined
 
 
 @dataclass(frozen=True)
@@ -707,7 +709,7 @@ class _Checker:
                 self.error("semantic", f"undefined label '{arg.text}'"
                            f"{suggest(arg.text, known) if known else ''}", arg.span)
         turns = []
-        for turn_index, (player, stmts, labels, _) in enumerate(self.turns):
+        for turn_index, (player, stmts, labels, spans) in enumerate(self.turns):
             fixed = list(stmts)
             for t, s, arg in self.pending_jumps:
                 if t == turn_index and arg.text in labels:
@@ -716,7 +718,7 @@ class _Checker:
                                                   arg.text),), jump.span)
             if turn_index == 0 and not fixed and len(self.turns) > 1:
                 continue  # nothing before the first .turn: not a turn of its own
-            turns.append(Turn(player, tuple(fixed), labels))
+            turns.append(Turn(player, tuple(fixed), labels, spans))
         return tuple(turns)
 
 
@@ -726,6 +728,16 @@ class CheckResult:
     errors: list[Diagnostic]
     usage: list[str]
     config: Config | None = None  # as far as the directives could be read, even with errors
+
+    @functools.cached_property
+    def warnings(self) -> list[Diagnostic]:
+        """The warnings of a valid program (`moonasm.lang.lint`), in source order; none while
+        it has errors. Found when first asked for: `run` never pays for them."""
+        if self.program is None:
+            return []
+        from moonasm.lang.lint import find_warnings
+
+        return find_warnings(self.program)
 
 
 def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = None) -> CheckResult:
