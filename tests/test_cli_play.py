@@ -195,3 +195,39 @@ def test_python_dash_m(bots):
     proc = subprocess.run([sys.executable, "-m", "moonasm", "play", "counter.masm", "--seed",
                            "2", "--json"], capture_output=True, text=True)
     assert proc.returncode == 0 and json.loads(proc.stdout)["seed"] == 2
+
+
+@pytest.mark.parametrize("args,status,diagnostic", [
+    (["bad.masm"], 3, {"file": "bad.masm", "line": 1, "column": 1, "severity": "error",
+                       "kind": "syntax",
+                       "message": "unknown operation 'MOVE' (did you mean 'MOV'?)"}),
+    (["missing.masm"], 2, {"file": "missing.masm", "line": None, "column": None,
+                           "severity": "error", "kind": "usage",
+                           "message": "cannot read 'missing.masm': no such file"}),
+    (["counter.masm", "--bits", "12"], 2, {
+        "file": None, "line": None, "column": None, "severity": "error", "kind": "usage",
+        "message": "argument --bits: games use 4, 5, 6 or 8 bits (spec §1), not 12"}),
+    (["counter.masm", "--level", "2=hacker"], 2, {
+        "file": None, "line": None, "column": None, "severity": "error", "kind": "usage",
+        "message": "--level 2=hacker: seats are 1-1"}),
+    (["counter.masm", "--log", "no/dir/x.jsonl"], 2, {
+        "file": "no/dir/x.jsonl", "line": None, "column": None, "severity": "error",
+        "kind": "usage",
+        "message": "cannot write the log 'no/dir/x.jsonl': No such file or directory"}),
+    ([], 2, {"file": None, "line": None, "column": None, "severity": "error", "kind": "usage",
+             "message": "the following arguments are required: SEAT"}),
+])
+def test_every_failure_under_json_prints_one_object(bots, capsys, args, status, diagnostic):
+    try:
+        code = main(["play", *args, "--json"])
+    except SystemExit as e:
+        code = e.code
+    out, err = capsys.readouterr()
+    assert code == status
+    assert len(out.splitlines()) == 1
+    obj = json.loads(out)
+    assert obj == {"ok": False, "mode": None, "seed": None, "bits": None, "rounds": None,
+                   "result": None, "players": [], "winners": [],
+                   "diagnostics": obj["diagnostics"]}
+    assert obj["diagnostics"][0] == diagnostic
+    assert "error" in err  # a person still reads the problem on standard error

@@ -7,7 +7,8 @@ hacker`) or for one seat (`--level 2=medium`). In a cooperative game the setup f
 1's level and each seat's power comes from its own level's row.
 
 Exit status: 0 the game was played to its end (a lost cooperative game too: the game ran;
-the result says who won), 2 usage error, 3 an invalid bot (nothing is played).
+the result says who won), 2 usage error, 3 an invalid bot (nothing is played). With --json
+every one of these prints one object: the result, or `json_failure`'s (docs/cli.md).
 """
 
 from __future__ import annotations
@@ -17,13 +18,25 @@ import sys
 from typing import Any
 
 from moonasm.cli.common import (
+    INVOCATION,
+    JsonObject,
     UsageError,
+    diagnostic_json,
     fail_usage,
+    failure_object,
     parse_positive,
     print_diagnostics,
+    print_failure,
     print_json,
     read_file,
 )
+
+
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    """Play's `--json` object when no game was played: spec §6's keys, null (no players,
+    no winners) where there is nothing to show."""
+    return failure_object(diagnostics, mode=None, seed=None, bits=None, rounds=None,
+                          result=None, players=[], winners=[])
 
 
 def _bits(text: str) -> int:
@@ -91,19 +104,23 @@ def main(args: argparse.Namespace) -> int:
             hackers=parse_hackers(args.hacker, players), events=args.events,
             extras=args.extras, seed=0, max_rounds=args.max_rounds)
         files = [(file, read_file(file)) for file in args.seats]
-    except (UsageError, SeatError) as e:
+    except UsageError as e:
+        return fail_usage(e.message, e.file)
+    except SeatError as e:
         return fail_usage(str(e))
 
     bots: list[Bot] = []
-    invalid = False
+    diagnostics: list[JsonObject] = []
     for (file, _), loaded in zip(files, load_bots(files, args.bits), strict=True):
         if isinstance(loaded, Bot):
             bots.append(loaded)
         else:
-            invalid = True
             print_diagnostics(file, loaded.lines, loaded.errors)
-    if invalid:
-        print("moonasm: error: invalid bot; no game was played", file=sys.stderr)
+            diagnostics += [diagnostic_json(d, file) for d in loaded.errors]
+    if diagnostics:
+        print(f"{INVOCATION.prog}: error: invalid bot; no game was played", file=sys.stderr)
+        if args.json:
+            print_failure(diagnostics)
         return 3
 
     seed = args.seed
@@ -125,7 +142,7 @@ def main(args: argparse.Namespace) -> int:
         try:
             log_file = open(args.log, "w", encoding="ascii", newline="\n")  # noqa: SIM115
         except OSError as e:
-            return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}")
+            return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}", args.log)
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
         on_event = json_sink(LogWriter(log_file, header(options, players_json)).write)
