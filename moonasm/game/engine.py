@@ -197,8 +197,27 @@ class Game:
         st = self.state
         seat = st.seat
         solve = self.rules.solve
+        solved = False
         while not st.finished and m.target is not None and m.regs[0] == m.target:
             solve(seat)
+            solved = True
+        if solved:
+            self.show_table()
+
+    def show_table(self) -> None:
+        """Bring the machine's game-state operands (spec §3.1: ROUND, DECK, SLOT, PENDING,
+        SCOREn, TOKENS) up to date. Called whenever they can have changed while a bot can
+        read them: a turn's start, a solve (it may draw), a hack."""
+        m = self.machine
+        st = self.state
+        m.round = st.round
+        m.deck = len(st.deck)
+        m.slot, m.pending = self.rules.queue_counts()
+        scores = m.scores
+        tokens = m.hack_tokens
+        for seat in range(1, self.players + 1):
+            scores[seat] = st.scores[seat]
+            tokens[seat] = st.hack_tokens[seat]
 
     def _solved(self) -> bool:
         """Hooks.solved: A equals the goal after an operation. False ends the turn: the game
@@ -208,6 +227,7 @@ class Game:
 
     def _hack(self, target: int) -> None:
         self.rules.hack(self.state.seat, target)
+        self.show_table()
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -231,6 +251,7 @@ class Game:
             self.emit(ev.Skip(st.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self.power_for(seat))
+        self.show_table()
         st.turn_open = True
         st.turn_steps = 0
         if self.on_event is not None:

@@ -76,6 +76,11 @@ class Rules:
         """The end-of-round procedure (may finish the game)."""
         raise NotImplementedError
 
+    def queue_counts(self) -> tuple[int, int]:
+        """What `SLOT` and `PENDING` read: the active goal's slot and the goals pending
+        (cooperative; both 0 in competitive mode)."""
+        return 0, 0
+
 
 class CoopRules(Rules):
     """Spec §4.2: one queue of goals everybody works on, slots, BUG cards blocking slots."""
@@ -128,6 +133,16 @@ class CoopRules(Rules):
         goal = self.goal_of(g.state.seat)
         m.goal = m.target = goal
         m.shown = {} if goal is None else dict.fromkeys(range(1, g.players + 1), goal)
+
+    def queue_counts(self) -> tuple[int, int]:
+        """`SLOT`: the active goal's slot, 0 when none is active. `PENDING`: the goals in the
+        queue, the active one included; a wide goal whose second card is still in the deck
+        counts (its card holds a slot and can lose the game)."""
+        pending = self.game.state.pending
+        k = self.active_cards()
+        slot = max(c[1] for c in pending[:k]) if k else 0
+        per_goal = self.game.per_goal
+        return slot, (len(pending) + per_goal - 1) // per_goal
 
     def pending_goals(self) -> list[PendingGoal]:
         """The goals in the queue, oldest (active) first; a wide goal whose second card is
