@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "match": ("match_cmd", "play many games between bots and count the wins"),
     "tournament": ("tournament_cmd", "rate bots in a round robin, with a store and a report"),
     "hill": ("hill_cmd", "keep a king-of-the-hill of bots"),
+    "solve": ("solve_cmd", "find a provably cheapest program that reaches a goal"),
 }
 
 

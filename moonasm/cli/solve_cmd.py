@@ -1,0 +1,156 @@
+"""Find a cheapest program that brings A from a starting state to a goal, and prove it.
+
+Least total power first, then fewest operations, then fewest turns. The starting state comes
+from FILE's directives (its statements are ignored) and the options, which override them. The
+program printed runs under `moonasm run` after the same directives and reaches the goal at
+exactly the cost printed. Exit status: 0 solved, 1 no solution (or none proved within the
+budget), 2 usage error, 3 invalid FILE.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from moonasm.cli.common import (
+    UsageError,
+    fail_usage,
+    parse_bits,
+    parse_halves,
+    parse_positive,
+    parse_value,
+    print_diagnostics,
+    print_json,
+    read_program,
+)
+
+if TYPE_CHECKING:
+    from moonasm.solve import Problem, Solution
+
+NO_ANSWER = {"solved": False, "power": None, "operations": None, "turns": None,
+             "program": None}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", nargs="?",
+                   help="a puzzle whose directives give the starting state")
+    p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
+    p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
+    p.add_argument("--set", action="append", default=[], metavar="X=V",
+                   help="start value of a register A-D or module RAMn (repeatable)")
+    p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
+    p.add_argument("--power", type=parse_halves, metavar="P",
+                   help="power per turn: split the program into turns of at most P")
+    p.add_argument("--hacker", metavar="KIND",
+                   help="player 1's hacker: addition, copy, rotation or logic")
+    p.add_argument("--disable", action="append", default=[], metavar="X",
+                   help="a register B-D or an operation out of order (repeatable)")
+    p.add_argument("--extras", action="store_true",
+                   help="allow the extra operations (XCHG, SHL, SHR, ADD, SUB, NOR, ...)")
+    p.add_argument("--turns", type=parse_positive, metavar="N",
+                   help="at most N turns (default: 1 with unlimited power, any with --power)")
+    p.add_argument("--budget", type=float, metavar="SECONDS", default=8.0,
+                   help="give up after this long without a proof (default 8)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def usage_json(message: str) -> dict[str, object]:
+    return {**NO_ANSWER, "diagnostics": [{"file": None, "line": None, "column": None,
+                                          "severity": "error", "kind": "usage",
+                                          "message": message}]}
+
+
+def problem_from_args(args: argparse.Namespace) -> Problem | int:
+    """The problem the options and FILE describe, or an exit status after reporting why not."""
+    import dataclasses
+
+    from moonasm import isa
+    from moonasm.cli.run_cmd import _sets
+    from moonasm.lang.check import Config, Overrides, check_source
+    from moonasm.solve import Problem
+
+    def usage(message: str) -> int:
+        if args.json:
+            print_json(usage_json(message))
+        return fail_usage(message)
+
+    try:
+        overrides = Overrides(bits=args.bits, mode=args.mode, power=args.power,
+                              sets=_sets(args.set), goal=args.goal)
+        text = read_program(args.file) if args.file else ""
+    except UsageError as e:
+        return usage(str(e))
+    result = check_source(text, overrides=overrides)
+    if result.usage:
+        return usage("; ".join(result.usage))
+    if result.program is None:
+        from moonasm.lang.parse import parse
+
+        print_diagnostics(args.file, parse(text).lines, result.errors)
+        if args.json:
+            print_json({**NO_ANSWER, "diagnostics": [
+                {"file": args.file, "severity": "error", **d.as_json()} for d in result.errors]})
+        return 3
+    config: Config = result.program.config
+    if args.hacker is not None:
+        kind = args.hacker.lower()
+        if kind not in isa.HACKERS:
+            return usage(f"--hacker is one of {', '.join(isa.HACKERS)}, not '{args.hacker}'")
+        config = dataclasses.replace(config, hackers={**config.hackers, 1: kind})
+    disabled = set(config.disabled)
+    for name in args.disable:
+        word = name.upper()
+        op = isa.OPERATIONS.get(word)
+        if word not in isa.REGISTERS[1:] and (op is None or not op.is_machine_op):
+            return usage(f"--disable takes B, C, D or an operation, not '{name}'")
+        disabled.add(word)
+    config = dataclasses.replace(config, disabled=frozenset(disabled))
+    if config.goal is None:
+        return usage("no goal: give --goal V or a FILE with .goal")
+    if args.budget <= 0:
+        return usage("--budget must be a positive number of seconds")
+    return Problem.from_config(config, extras=args.extras, turns=args.turns)
+
+
+def describe(solution: Solution) -> str:
+    from moonasm.isa import format_halves
+
+    ops = f"{solution.operations} operation{'s' if solution.operations != 1 else ''}"
+    turns = f"{solution.turns} turn{'s' if solution.turns != 1 else ''}"
+    return f"power {format_halves(solution.power)}, {ops}, {turns}"
+
+
+def answer_json(solution: Solution) -> dict[str, object]:
+    from moonasm.isa import halves_number
+
+    return {"solved": True, "power": halves_number(solution.power),
+            "operations": solution.operations, "turns": solution.turns,
+            "program": solution.program()}
+
+
+def main(args: argparse.Namespace) -> int:
+    from moonasm.solve import BudgetExceeded, solve
+
+    problem = problem_from_args(args)
+    if isinstance(problem, int):
+        return problem
+    try:
+        solution = solve(problem, seconds=args.budget)
+    except BudgetExceeded as e:
+        print(f"moonasm solve: {e}; try a larger --budget", file=sys.stderr)
+        if args.json:
+            print_json(NO_ANSWER)
+        return 1
+    if solution is None:
+        print(f"moonasm solve: no program reaches {problem.goal:0{problem.bits}b} "
+              f"({problem.goal}) under these rules", file=sys.stderr)
+        if args.json:
+            print_json(NO_ANSWER)
+        return 1
+    if args.json:
+        print_json(answer_json(solution))
+    else:
+        print(solution.program())
+        print(f"# {describe(solution)}: no cheaper program exists")
+    return 0

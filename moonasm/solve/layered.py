@@ -1,0 +1,217 @@
+"""The same search, vectorised with numpy, for the common case: one turn, no free hacker uses.
+
+Then every move costs at least ½ and nothing but the machine's values matters, so the search
+can settle a whole power level at once: level L holds the states whose cheapest way in costs
+L halves, each with its fewest operations at that cost. Every move is applied to the whole
+level as array arithmetic (a table lookup for the operation), B, C and D are sorted into a
+canonical key as in `search`, and a level is complete before it is expanded, because every
+move that lands on it starts from a cheaper level. It returns exactly what `search.solve`
+would (same power, same operation count); the tests hold the two to each other.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from moonasm.solve.problem import Problem
+from moonasm.solve.search import (
+    BINARY,
+    SWAP,
+    UNARY,
+    BudgetExceeded,
+    Move,
+    Solution,
+    Step,
+    moves_for,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+MAX_BITS = 8  # wider binary tables would not fit in memory
+
+
+def applies(problem: Problem) -> bool:
+    """Whether this search answers `problem` (otherwise `search.solve` does)."""
+    from moonasm import isa
+
+    hacker = isa.HACKERS.get(problem.hackers.get(1, ""))
+    return (problem.bits <= MAX_BITS and problem.max_turns == 1
+            and (hacker is None or hacker.free_per_turn == 0))
+
+
+def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | None:
+    import numpy as np
+
+    deadline = time.perf_counter() + seconds
+    w = problem.bits
+    mask = (1 << w) - 1
+    goal = problem.goal
+    limit = problem.power  # one turn: no level beyond it
+    # Slots A-D and the acting player's RAM; other players' modules never change in one turn.
+    moves = moves_for(problem, 1)
+    start = sum(v << (i * w) for i, v in enumerate(problem.regs + problem.ram[:1]))
+    from moonasm import isa
+
+    sym = [i for i in (1, 2, 3) if isa.REGISTERS[i] not in problem.disabled]
+    clear = ~sum(mask << (i * w) for i in sym)
+    arrays = {id(m.table): np.asarray(m.table, dtype=np.int64) for m in moves
+              if m.table is not None}
+
+    def canonical(states: np.ndarray) -> np.ndarray:
+        if len(sym) < 2:
+            return states
+        cols = [(states >> (i * w)) & mask for i in sym]
+        if len(sym) == 2:
+            lo, hi = np.minimum(*cols), np.maximum(*cols)
+            return (states & clear) | (lo << (sym[0] * w)) | (hi << (sym[1] * w))
+        b, c, e = cols
+        lo = np.minimum(np.minimum(b, c), e)
+        hi = np.maximum(np.maximum(b, c), e)
+        mid = b + c + e - lo - hi
+        return (states & clear) | (lo << (sym[0] * w)) | (mid << (sym[1] * w)) | \
+            (hi << (sym[2] * w))
+
+    # pending[level] = list of (states, parent states, move ids, operations) arrays
+    pending: dict[int, list[tuple[Any, Any, Any, Any]]] = {}
+    goals: dict[int, tuple[int, int, int]] = {}  # level -> (operations, parent state, move)
+    layers: list[tuple[int, Any, Any, Any, Any, Any]] = []  # level, keys, states, parents, ...
+    start_state = np.array([start], dtype=np.int64)
+    visited = canonical(start_state)
+    level = 0
+    frontier = (start_state, np.array([0], dtype=np.int64))
+    layers.append((0, visited, start_state, start_state, np.array([-1]), frontier[1]))
+    settled = 1
+    while True:
+        states, ops = frontier
+        if not _expand(np, moves, arrays, states, ops, level, w, mask, goal, limit, pending,
+                       goals, at_start=level == 0, deadline=deadline,
+                       room=max_states * 8 - sum(len(b[0]) for lv in pending.values()
+                                                 for b in lv)) \
+                or settled > max_states:
+            raise BudgetExceeded(
+                f"no solution proved within the budget ({settled:,} states searched)", settled)
+        # the next level with anything pending or a goal
+        later = [lv for lv in list(pending) + list(goals) if lv > level]
+        if not later:
+            return None
+        level = min(later)
+        if level in goals:
+            return _rebuild(np, problem, moves, layers, canonical, level, goals[level],
+                            settled)
+        batch = pending.pop(level, [])
+        new_states = np.concatenate([b[0] for b in batch])
+        parents = np.concatenate([b[1] for b in batch])
+        move_ids = np.concatenate([b[2] for b in batch])
+        new_ops = np.concatenate([b[3] for b in batch])
+        keys = canonical(new_states)
+        fresh = ~_member(np, keys, visited)
+        keys, new_states, parents, move_ids, new_ops = (
+            keys[fresh], new_states[fresh], parents[fresh], move_ids[fresh], new_ops[fresh])
+        order = np.lexsort((new_ops, keys))
+        keys = keys[order]
+        first = np.ones(len(keys), dtype=bool)
+        first[1:] = keys[1:] != keys[:-1]
+        pick = order[first]
+        keys = keys[first]
+        new_states, parents, move_ids, new_ops = (
+            new_states[pick], parents[pick], move_ids[pick], new_ops[pick])
+        visited = np.sort(np.concatenate([visited, keys]), kind="stable")
+        layers.append((level, keys, new_states, parents, move_ids, new_ops))
+        settled += len(keys)
+        frontier = (new_states, new_ops)
+
+
+def _member(np: Any, keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    where = np.searchsorted(sorted_keys, keys)
+    where[where == len(sorted_keys)] = 0
+    return sorted_keys[where] == keys
+
+
+def _expand(np: Any, moves: list[Move], arrays: dict[int, Any], states: np.ndarray,
+            ops: np.ndarray, level: int, w: int, mask: int, goal: int, limit: int | None,
+            pending: dict[int, list[tuple[Any, Any, Any, Any]]],
+            goals: dict[int, tuple[int, int, int]], at_start: bool, deadline: float,
+            room: int) -> bool:
+    """Apply every move to every state of a level; file the results by the level they reach.
+    False when the time or the room for pending states ran out first."""
+    columns = [(states >> (i * w)) & mask for i in range(5)]
+    next_ops = ops + 1
+    for index, move in enumerate(moves):
+        if time.perf_counter() > deadline or room < 0:
+            return False
+        target = level + move.cost
+        if limit is not None and target > limit:
+            continue
+        vd = columns[move.dst]
+        if move.kind == UNARY:
+            nv = arrays[id(move.table)][vd]
+        elif move.kind == BINARY:
+            nv = arrays[id(move.table)][(vd << w) | columns[move.src]]
+        else:
+            nv = columns[move.src]
+        new = states + ((nv - vd) << (move.dst * w))
+        if move.kind == SWAP:
+            new += (vd - nv) << (move.src * w)
+        if not at_start:
+            changed = nv != vd
+            if not changed.all():
+                new, parents, n_ops = new[changed], states[changed], next_ops[changed]
+            else:
+                parents, n_ops = states, next_ops
+        else:
+            parents, n_ops = states, next_ops
+        if len(new) == 0:
+            continue
+        hit = (new & mask) == goal
+        if hit.any():
+            candidates = np.nonzero(hit)[0]
+            i = int(candidates[np.argmin(n_ops[candidates])])
+            found = (int(n_ops[i]), int(parents[i]), index)
+            if target not in goals or found[0] < goals[target][0]:
+                goals[target] = found
+            keep = ~hit
+            new, parents, n_ops = new[keep], parents[keep], n_ops[keep]
+        pending.setdefault(target, []).append(
+            (new, parents, np.full(len(new), index, dtype=np.int64), n_ops))
+        room -= len(new)
+    return True
+
+
+def _rebuild(np: Any, problem: Problem, moves: list[Move],
+             layers: list[tuple[int, Any, Any, Any, Any, Any]], canonical: Any, level: int,
+             found: tuple[int, int, int], settled: int) -> Solution:
+    operations, parent, move_id = found
+    w, mask = problem.bits, (1 << problem.bits) - 1
+    chain: list[int] = [move_id]
+    by_level = {lv: (keys, states, parents, move_ids) for lv, keys, states, parents, move_ids, _
+                in layers}
+    while True:
+        key = int(canonical(np.array([parent], dtype=np.int64))[0])
+        lv, i = next((lv, i) for lv, (keys, states, _, _) in by_level.items()
+                     if (i := int(np.searchsorted(keys, key))) < len(keys)
+                     and int(keys[i]) == key and int(states[i]) == parent)
+        if lv == 0:
+            break
+        chain.append(int(by_level[lv][3][i]))
+        parent = int(by_level[lv][2][i])
+    chain.reverse()
+    # Replay to give each step its registers and cost.
+    values = list(problem.regs) + [problem.ram[0]]
+    from moonasm.vm.interpret import EFFECTS
+
+    steps = []
+    for move_id in chain:
+        move = moves[move_id]
+        vd = values[move.dst]
+        if move.kind == SWAP:
+            values[move.dst], values[move.src] = values[move.src], vd
+        elif move.src >= 0 and move.table is None:
+            values[move.dst] = values[move.src]
+        else:
+            name = move.text.split()[0]
+            s = values[move.src] if move.src >= 0 else 0
+            values[move.dst] = EFFECTS[name](vd, s, mask, w - 1)
+        steps.append(Step(1, 1, move.text, move.cost, tuple(values[:4])))
+    return Solution(level, operations, 1, tuple(steps), (1,), settled)
