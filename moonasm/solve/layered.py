@@ -30,6 +30,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 MAX_BITS = 8  # wider binary tables would not fit in memory
+# States generated but not yet settled, at most (about 32 bytes each, and sorted once).
+MAX_PENDING = 6_000_000
+OPS_BITS = 12  # operations counts share an int64 with a key of 5 x 8 bits when sorting
 
 
 def applies(problem: Problem) -> bool:
@@ -83,15 +86,27 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
     frontier = (start_state, np.array([0], dtype=np.int64))
     layers.append((0, visited, start_state, start_state, np.array([-1]), frontier[1]))
     settled = 1
+    # Probing first: the cheapest moves that write A are the only ones that can put the goal
+    # on the very next level, and then the other moves of this level need not be applied.
+    cheapest = min((m.cost for m in moves), default=0)
+    probe = [i for i, m in enumerate(moves) if m.cost == cheapest
+             and (m.dst == 0 or m.kind == SWAP and m.src == 0)]
+    rest = [i for i in range(len(moves)) if i not in probe]
     while True:
         states, ops = frontier
-        if not _expand(np, moves, arrays, states, ops, level, w, mask, goal, limit, pending,
-                       goals, at_start=level == 0, deadline=deadline,
-                       room=max_states * 8 - sum(len(b[0]) for lv in pending.values()
-                                                 for b in lv)) \
-                or settled > max_states:
-            raise BudgetExceeded(
-                f"no solution proved within the budget ({settled:,} states searched)", settled)
+        for subset in (probe, rest):
+            if not _expand(np, moves, subset, arrays, states, ops, level, w, mask, goal, limit,
+                           pending, goals, at_start=level == 0, deadline=deadline,
+                           room=MAX_PENDING - sum(len(b[0]) for lv in pending.values()
+                                                  for b in lv)) \
+                    or settled > max_states:
+                raise BudgetExceeded(
+                    f"no solution proved within the budget ({settled:,} states searched)",
+                    settled)
+            near = [lv for lv in goals if level < lv <= level + cheapest]
+            if near:
+                return _rebuild(np, problem, moves, layers, canonical, min(near),
+                                goals[min(near)], settled)
         # the next level with anything pending or a goal
         later = [lv for lv in list(pending) + list(goals) if lv > level]
         if not later:
@@ -100,21 +115,24 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
         if level in goals:
             return _rebuild(np, problem, moves, layers, canonical, level, goals[level],
                             settled)
+        if time.perf_counter() > deadline:
+            raise BudgetExceeded(
+                f"no solution proved within the budget ({settled:,} states searched)", settled)
         batch = pending.pop(level, [])
         new_states = np.concatenate([b[0] for b in batch])
         parents = np.concatenate([b[1] for b in batch])
         move_ids = np.concatenate([b[2] for b in batch])
         new_ops = np.concatenate([b[3] for b in batch])
+        # Sort by (key, operations) in one int: the first of each key has the fewest.
+        order = np.argsort((canonical(new_states) << OPS_BITS) | new_ops)
+        new_states, parents, move_ids, new_ops = (
+            new_states[order], parents[order], move_ids[order], new_ops[order])
         keys = canonical(new_states)
-        fresh = ~_member(np, keys, visited)
-        keys, new_states, parents, move_ids, new_ops = (
-            keys[fresh], new_states[fresh], parents[fresh], move_ids[fresh], new_ops[fresh])
-        order = np.lexsort((new_ops, keys))
-        keys = keys[order]
         first = np.ones(len(keys), dtype=bool)
         first[1:] = keys[1:] != keys[:-1]
-        pick = order[first]
-        keys = keys[first]
+        first &= ~_member(np, keys, visited)
+        pick = np.nonzero(first)[0]
+        keys = keys[pick]
         new_states, parents, move_ids, new_ops = (
             new_states[pick], parents[pick], move_ids[pick], new_ops[pick])
         visited = np.sort(np.concatenate([visited, keys]), kind="stable")
@@ -129,7 +147,8 @@ def _member(np: Any, keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
     return sorted_keys[where] == keys
 
 
-def _expand(np: Any, moves: list[Move], arrays: dict[int, Any], states: np.ndarray,
+def _expand(np: Any, moves: list[Move], subset: list[int], arrays: dict[int, Any],
+            states: np.ndarray,
             ops: np.ndarray, level: int, w: int, mask: int, goal: int, limit: int | None,
             pending: dict[int, list[tuple[Any, Any, Any, Any]]],
             goals: dict[int, tuple[int, int, int]], at_start: bool, deadline: float,
@@ -138,7 +157,8 @@ def _expand(np: Any, moves: list[Move], arrays: dict[int, Any], states: np.ndarr
     False when the time or the room for pending states ran out first."""
     columns = [(states >> (i * w)) & mask for i in range(5)]
     next_ops = ops + 1
-    for index, move in enumerate(moves):
+    for index in subset:
+        move = moves[index]
         if time.perf_counter() > deadline or room < 0:
             return False
         target = level + move.cost
