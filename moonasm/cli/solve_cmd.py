@@ -14,8 +14,11 @@ import sys
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
+    JsonObject,
     UsageError,
+    diagnostic_json,
     fail_usage,
+    failure_object,
     parse_bits,
     parse_halves,
     parse_positive,
@@ -24,6 +27,7 @@ from moonasm.cli.common import (
     print_json,
     read_program,
 )
+from moonasm.cli.run_cmd import _disable, _hacker, _set_pair
 
 if TYPE_CHECKING:
     from moonasm.solve import Problem, Solution
@@ -37,14 +41,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a puzzle whose directives give the starting state")
     p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
     p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
-    p.add_argument("--set", action="append", default=[], metavar="X=V",
+    p.add_argument("--set", action="append", default=[], metavar="X=V", type=_set_pair,
                    help="start value of a register A-D or module RAMn (repeatable)")
     p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
     p.add_argument("--power", type=parse_halves, metavar="P",
                    help="power per turn: split the program into turns of at most P")
-    p.add_argument("--hacker", metavar="KIND",
-                   help="player 1's hacker: addition, copy, rotation or logic")
-    p.add_argument("--disable", action="append", default=[], metavar="X",
+    p.add_argument("--hacker", action="append", default=[], metavar="[N=]KIND", type=_hacker,
+                   help="a player's hacker (player 1 unless N=): addition, copy, rotation "
+                   "or logic")
+    p.add_argument("--disable", action="append", default=[], metavar="X", type=_disable,
                    help="a register B-D or an operation out of order (repeatable)")
     p.add_argument("--extras", action="store_true",
                    help="allow the extra operations (XCHG, SHL, SHR, ADD, SUB, NOR, ...)")
@@ -55,61 +60,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
-def usage_json(message: str) -> dict[str, object]:
-    return {**NO_ANSWER, "diagnostics": [{"file": None, "line": None, "column": None,
-                                          "severity": "error", "kind": "usage",
-                                          "message": message}]}
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    """Solve's `--json` object when it could not search: no answer, and why."""
+    return failure_object(diagnostics, **NO_ANSWER)
 
 
 def problem_from_args(args: argparse.Namespace) -> Problem | int:
     """The problem the options and FILE describe, or an exit status after reporting why not."""
     import dataclasses
 
-    from moonasm import isa
-    from moonasm.cli.run_cmd import _sets
-    from moonasm.lang.check import Config, Overrides, check_source
+    from moonasm.lang.check import Overrides, check_source
     from moonasm.solve import Problem
-
-    def usage(message: str) -> int:
-        if args.json:
-            print_json(usage_json(message))
-        return fail_usage(message)
 
     try:
         overrides = Overrides(bits=args.bits, mode=args.mode, power=args.power,
-                              sets=_sets(args.set), goal=args.goal)
+                              sets=dict(args.set), goal=args.goal)
         text = read_program(args.file) if args.file else ""
     except UsageError as e:
-        return usage(str(e))
+        return fail_usage(e.message, e.file)
     result = check_source(text, overrides=overrides)
     if result.usage:
-        return usage("; ".join(result.usage))
+        return fail_usage("; ".join(result.usage))
     if result.program is None:
         from moonasm.lang.parse import parse
 
         print_diagnostics(args.file, parse(text).lines, result.errors)
         if args.json:
-            print_json({**NO_ANSWER, "diagnostics": [
-                {"file": args.file, "severity": "error", **d.as_json()} for d in result.errors]})
+            print_json(json_failure([diagnostic_json(d, args.file) for d in result.errors]))
         return 3
-    config: Config = result.program.config
-    if args.hacker is not None:
-        kind = args.hacker.lower()
-        if kind not in isa.HACKERS:
-            return usage(f"--hacker is one of {', '.join(isa.HACKERS)}, not '{args.hacker}'")
-        config = dataclasses.replace(config, hackers={**config.hackers, 1: kind})
-    disabled = set(config.disabled)
-    for name in args.disable:
-        word = name.upper()
-        op = isa.OPERATIONS.get(word)
-        if word not in isa.REGISTERS[1:] and (op is None or not op.is_machine_op):
-            return usage(f"--disable takes B, C, D or an operation, not '{name}'")
-        disabled.add(word)
-    config = dataclasses.replace(config, disabled=frozenset(disabled))
+    config = result.program.config
+    for player, _ in args.hacker:
+        if player > config.players:
+            return fail_usage(f"--hacker {player}=...: the puzzle has {config.players} "
+                              f"player{'s' if config.players > 1 else ''}")
+    config = dataclasses.replace(config, hackers={**config.hackers, **dict(args.hacker)},
+                                 disabled=config.disabled | set(args.disable))
     if config.goal is None:
-        return usage("no goal: give --goal V or a FILE with .goal")
+        return fail_usage("no goal: give --goal V or a FILE with .goal")
     if args.budget <= 0:
-        return usage("--budget must be a positive number of seconds")
+        return fail_usage("--budget must be a positive number of seconds")
     return Problem.from_config(config, extras=args.extras, turns=args.turns)
 
 
