@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("tournament_cmd", "rate bots in a round robin, with a store and a report"),
     "hill": ("hill_cmd", "keep a king-of-the-hill of bots"),
     "solve": ("solve_cmd", "find a provably cheapest program that reaches a goal"),
+    "grade": ("grade_cmd", "grade a class's answers to puzzles against the optimum"),
 }
 
 

@@ -11,6 +11,7 @@ would (same power, same operation count); the tests hold the two to each other.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -39,9 +40,9 @@ def applies(problem: Problem) -> bool:
     """Whether this search answers `problem` (otherwise `search.solve` does)."""
     from moonasm import isa
 
-    hacker = isa.HACKERS.get(problem.hackers.get(1, ""))
+    hacker = isa.HACKERS.get(problem.hackers.get(problem.first_player, ""))
     return (problem.bits <= MAX_BITS and problem.max_turns == 1
-            and (hacker is None or hacker.free_per_turn == 0))
+            and (hacker is None or hacker.free_per_turn == 0 or problem.free_left == 0))
 
 
 def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | None:
@@ -51,10 +52,16 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
     w = problem.bits
     mask = (1 << w) - 1
     goal = problem.goal
-    limit = problem.power  # one turn: no level beyond it
+    # one turn: no level beyond what is left of it
+    limit = problem.power if problem.power_left is None else problem.power_left
     # Slots A-D and the acting player's RAM; other players' modules never change in one turn.
-    moves = moves_for(problem, 1)
-    start = sum(v << (i * w) for i, v in enumerate(problem.regs + problem.ram[:1]))
+    player = problem.first_player
+    moves = [m if m.dst != 3 + player and m.src != 3 + player else
+             dataclasses.replace(m, dst=4 if m.dst == 3 + player else m.dst,
+                                 src=4 if m.src == 3 + player else m.src)
+             for m in moves_for(problem, player)]
+    own_ram = problem.ram[player - 1]
+    start = sum(v << (i * w) for i, v in enumerate(problem.regs + (own_ram,)))
     from moonasm import isa
 
     sym = [i for i in (1, 2, 3) if isa.REGISTERS[i] not in problem.disabled]
@@ -218,7 +225,7 @@ def _rebuild(np: Any, problem: Problem, moves: list[Move],
         parent = int(by_level[lv][2][i])
     chain.reverse()
     # Replay to give each step its registers and cost.
-    values = list(problem.regs) + [problem.ram[0]]
+    values = list(problem.regs) + [problem.ram[problem.first_player - 1]]
     from moonasm.vm.interpret import EFFECTS
 
     steps = []
@@ -233,5 +240,5 @@ def _rebuild(np: Any, problem: Problem, moves: list[Move],
             name = move.text.split()[0]
             s = values[move.src] if move.src >= 0 else 0
             values[move.dst] = EFFECTS[name](vd, s, mask, w - 1)
-        steps.append(Step(1, 1, move.text, move.cost, tuple(values[:4])))
-    return Solution(level, operations, 1, tuple(steps), (1,), settled)
+        steps.append(Step(1, problem.first_player, move.text, move.cost, tuple(values[:4])))
+    return Solution(level, operations, 1, tuple(steps), (problem.first_player,), settled)

@@ -34,6 +34,10 @@ class Problem:
     disabled: frozenset[str] = frozenset()
     extras: bool = False
     turns: int | None = None
+    # Mid-turn (the REPL's :hint): who is playing, and what is left of their turn.
+    first_player: int = 1
+    power_left: int | None = None  # None: a full turn
+    free_left: int | None = None  # None: the hacker's free uses of a fresh turn
 
     @property
     def players(self) -> int:

@@ -209,7 +209,10 @@ class _Search:
         for i, v in enumerate(p.regs + p.ram):
             start |= v << (i * w)
         power0 = p.power if p.power is not None else 0
-        start |= self.pack_aux(0, self.free_at_start[0], power0, 0)
+        seat0 = p.first_player - 1
+        start |= self.pack_aux(
+            seat0, self.free_at_start[seat0] if p.free_left is None else p.free_left,
+            power0 if p.power_left is None else p.power_left, 0)
         aux_shift = self.aux_shift
         value_mask = (1 << aux_shift) - 1
         shifts = [i * w for i in range(self.slots)]
@@ -333,8 +336,8 @@ class _Search:
         chain.reverse()
         unit = OPS_CAP * TURN_CAP
         steps: list[Step] = []
-        turn, player = 1, 1
-        seats = [1]
+        turn, player = 1, self.p.first_player
+        seats = [player]
         mask, w = self.mask, self.w
         spent = 0
         for m, concrete, entry_prio in chain:

@@ -1,0 +1,246 @@
+"""Grade a class's answers: each student's answer to each puzzle, run and set against the
+optimum the solver proves (and the puzzle's par).
+
+Answers are found as DIR/STUDENT/PUZZLE.masm: one folder per student (its name is the
+student's), and in it one file per puzzle, named like the puzzle file. An answer holds the
+statements that solve the puzzle; it may repeat the puzzle's directives, but not change them.
+Exit status: 0 when the class was graded (whatever the grades), 2 usage error, 3 an invalid
+puzzle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from moonasm.cli.common import (
+    JsonObject,
+    UsageError,
+    diagnostic_json,
+    fail_usage,
+    failure_object,
+    print_diagnostics,
+    print_json,
+    read_program,
+)
+
+if TYPE_CHECKING:
+    from moonasm.lang.check import Config
+    from moonasm.solve import Solution
+    from moonasm.solve.grading import Attempt
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("puzzles", nargs="+", metavar="PUZZLE",
+                   help="puzzle files (.masm with a .goal)")
+    p.add_argument("--answers", required=True, metavar="DIR",
+                   help="the class's answers, as DIR/STUDENT/PUZZLE.masm")
+    p.add_argument("--budget", type=float, metavar="SECONDS", default=8.0,
+                   help="time the solver may take per puzzle to prove its optimum")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
+    return failure_object(diagnostics, puzzles=None, students=None)
+
+
+@dataclass
+class Puzzle:
+    file: str
+    stem: str
+    config: Config
+    optimum: Solution | None
+    note: str  # why there is no optimum, when there is none
+
+    @property
+    def par(self) -> int | None:
+        return getattr(self.config, "par", None)
+
+
+def load_puzzles(paths: list[str], budget: float, as_json: bool) -> list[Puzzle] | int:
+    from moonasm.lang.check import check_source
+    from moonasm.lang.parse import parse
+    from moonasm.solve import BudgetExceeded, Problem, solve
+
+    puzzles = []
+    stems: dict[str, str] = {}
+    for path in paths:
+        try:
+            text = read_program(path)
+        except UsageError as e:
+            return fail_usage(e.message, e.file)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if stem in stems:
+            return fail_usage(f"two puzzles are named '{stem}' ({stems[stem]} and {path}); "
+                              "answers are matched to puzzles by file name")
+        stems[stem] = path
+        result = check_source(text)
+        if result.program is None:
+            print_diagnostics(path, parse(text).lines, result.errors)
+            if as_json:
+                print_json(json_failure([diagnostic_json(d, path) for d in result.errors]))
+            return 3
+        config = result.program.config
+        if config.goal is None:
+            return fail_usage(f"{path} declares no .goal: it is not a puzzle", path)
+        note = ""
+        try:
+            optimum = solve(Problem.from_config(config), seconds=budget)
+            if optimum is None:
+                note = "no program reaches the goal"
+        except BudgetExceeded:
+            optimum, note = None, "not proved within the budget"
+        puzzles.append(Puzzle(path, stem, config, optimum, note))
+    return puzzles
+
+
+def students_in(folder: str) -> list[str] | int:
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.is_dir()
+                       and not e.name.startswith("."))
+    except FileNotFoundError:
+        return fail_usage(f"--answers {folder}: no such folder", folder)
+    except NotADirectoryError:
+        return fail_usage(f"--answers {folder}: not a folder", folder)
+    if not names:
+        return fail_usage(f"--answers {folder} holds no student folders (DIR/STUDENT/"
+                          "PUZZLE.masm)", folder)
+    return names
+
+
+def grade_one(puzzle: Puzzle, path: str) -> Attempt | None:
+    """The attempt in `path`, None when the student handed in no such file."""
+    from moonasm.solve.grading import Attempt, attempt
+
+    try:
+        text = read_program(path)
+    except UsageError as e:
+        if os.path.exists(path):
+            return Attempt("invalid", message=e.message)
+        return None
+    return attempt(puzzle.config, text)
+
+
+def main(args: argparse.Namespace) -> int:
+    if args.budget <= 0:
+        return fail_usage("--budget must be a positive number of seconds")
+    students = students_in(args.answers)
+    if isinstance(students, int):
+        return students
+    puzzles = load_puzzles(args.puzzles, args.budget, args.json)
+    if isinstance(puzzles, int):
+        return puzzles
+    rows = []
+    for student in students:
+        for puzzle in puzzles:
+            path = os.path.join(args.answers, student, puzzle.stem + ".masm")
+            rows.append((student, puzzle, path, grade_one(puzzle, path)))
+    if args.json:
+        print_json(report_json(students, puzzles, rows))
+    else:
+        print_table(students, puzzles, rows)
+    return 0
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def _power(halves: int | None) -> str:
+    from moonasm.isa import format_halves
+
+    return "-" if halves is None else format_halves(halves)
+
+
+def versus(attempt: Attempt, puzzle: Puzzle) -> str:
+    """The cost against the optimum, in a teacher's words."""
+    if not attempt.reached or attempt.power is None:
+        return ""
+    if puzzle.optimum is None:
+        return ""
+    over = attempt.power - puzzle.optimum.power
+    if over == 0:
+        extra = attempt.operations - puzzle.optimum.operations if attempt.operations else 0
+        return "optimal" if extra <= 0 else f"optimal power, {extra} more operations"
+    if over < 0:
+        return f"{_power(-over)} under the optimum (extra operations?)"
+    return f"{_power(over)} over the optimum"
+
+
+def print_table(students: list[str], puzzles: list[Puzzle], rows: list[tuple[
+        str, Puzzle, str, Attempt | None]]) -> None:
+    from moonasm.solve.grading import explain
+
+    out = sys.stdout
+    pw = max([len(p.stem) for p in puzzles] + [len("puzzle")])
+    print(f"{'puzzle':<{pw}}  {'goal':<18}  {'par':<5}  optimum", file=out)
+    for p in puzzles:
+        goal = f"{p.config.goal:0{p.config.bits}b} ({p.config.goal})"
+        optimum = f"{_power(p.optimum.power)} in {_count(p.optimum.operations, 'operation')}" \
+            if p.optimum else p.note
+        par = _power(p.par) if p.par is not None else "-"
+        print(f"{p.stem:<{pw}}  {goal:<18}  {par:<5}  {optimum}", file=out)
+    print(file=out)
+    width = max([len(s) for s in students] + [len("student")])
+    pw = max([len(p.stem) for p in puzzles] + [len("puzzle")])
+    print(f"{'student':<{width}}  {'puzzle':<{pw}}  {'result':<11}  {'power':>5}  {'ops':>3}  "
+          "against the optimum", file=out)
+    for student, puzzle, _, a in rows:
+        if a is None:
+            print(f"{student:<{width}}  {puzzle.stem:<{pw}}  {'missing':<11}", file=out)
+            continue
+        note = versus(a, puzzle) if a.reached else explain(a)
+        ops = "-" if a.operations is None else str(a.operations)
+        print(f"{student:<{width}}  {puzzle.stem:<{pw}}  {a.status:<11}  {_power(a.power):>5}"
+              f"  {ops:>3}  {note}".rstrip(), file=out)
+    print(file=out)
+    for student in students:
+        mine = [(p, a) for s, p, _, a in rows if s == student]
+        solved = sum(1 for _, a in mine if a is not None and a.reached)
+        optimal = sum(1 for p, a in mine if a is not None and a.reached
+                      and versus(a, p).startswith("optimal"))
+        print(f"{student}: {solved} of {len(puzzles)} solved, {optimal} at the optimum",
+              file=out)
+
+
+def report_json(students: list[str], puzzles: list[Puzzle],
+                rows: list[tuple[str, Puzzle, str, Attempt | None]]) -> JsonObject:
+    from moonasm.isa import halves_number
+
+    def result(puzzle: Puzzle, path: str, a: Attempt | None) -> JsonObject:
+        if a is None:
+            return {"puzzle": puzzle.stem, "file": path, "status": "missing", "reached": False,
+                    "power": None, "operations": None, "over_optimum": None, "fault": None,
+                    "diagnostics": []}
+        over = None
+        if a.reached and a.power is not None and puzzle.optimum is not None:
+            diff = a.power - puzzle.optimum.power  # halves; negative with extra operations
+            over = diff // 2 if diff % 2 == 0 else diff / 2
+        fault = None if a.status != "fault" else {
+            "kind": a.fault_kind, "message": a.message, "line": a.line, "column": a.column}
+        return {"puzzle": puzzle.stem, "file": path, "status": a.status, "reached": a.reached,
+                "power": halves_number(a.power), "operations": a.operations,
+                "over_optimum": over, "fault": fault,
+                "diagnostics": [diagnostic_json(d, path) for d in a.diagnostics] or (
+                    [{"file": path, "line": a.line, "column": a.column, "severity": "error",
+                      "kind": "semantic", "message": a.message}]
+                    if a.status == "invalid" else [])}
+
+    return {
+        "ok": True,
+        "puzzles": [{"puzzle": p.stem, "file": p.file, "goal": p.config.goal,
+                     "par": halves_number(p.par),
+                     "optimum": None if p.optimum is None else {
+                         "power": halves_number(p.optimum.power),
+                         "operations": p.optimum.operations, "turns": p.optimum.turns,
+                         "program": p.optimum.program()},
+                     "note": p.note or None} for p in puzzles],
+        "students": [{
+            "name": s,
+            "solved": sum(1 for st, _, _, a in rows if st == s and a is not None and a.reached),
+            "results": [result(p, path, a) for st, p, path, a in rows if st == s],
+        } for s in students],
+    }

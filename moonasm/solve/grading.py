@@ -1,0 +1,113 @@
+"""Running a learner's answer against a puzzle: reached or not, power, operations, the fault.
+
+`grade` runs a class's answer files with it and `learn` the learner's own; both compare the
+cost with the solver's optimum. An answer is a program for the puzzle: its statements (and
+`.turn` lines) run after the puzzle's own directives. An answer may repeat the puzzle's
+directives (a learner often copies the puzzle file and writes below it), but an answer that
+sets the machine up differently has changed the puzzle and is not accepted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from moonasm import isa
+from moonasm.diagnostics import Diagnostic
+from moonasm.lang.check import Config
+from moonasm.solve.problem import Problem
+
+# What an answer may not change: the machine and the rules of the puzzle.
+SETUP_FIELDS = ("bits", "mode", "players", "power", "sets", "goal", "hackers", "disabled")
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """How an answer did. `status` is "solved", "not reached", "fault" or "invalid"."""
+
+    status: str
+    power: int | None = None  # halves spent
+    operations: int | None = None  # machine operations executed
+    fault_kind: str | None = None
+    message: str | None = None  # the fault or the first diagnostic, in words
+    line: int | None = None  # in the answer file
+    column: int | None = None
+    diagnostics: tuple[Diagnostic, ...] = ()
+
+    @property
+    def reached(self) -> bool:
+        return self.status == "solved"
+
+
+def setup_of(config: Config) -> tuple[object, ...]:
+    return tuple(getattr(config, name) for name in SETUP_FIELDS)
+
+
+def has_configuration(text: str) -> bool:
+    """Whether the text writes any configuration directive of its own."""
+    from moonasm.lang.nodes import Directive
+    from moonasm.lang.parse import parse
+
+    return any(isinstance(node, Directive) and (spec := isa.DIRECTIVES.get(node.name.lower()))
+               is not None and spec.configuration for node in parse(text).nodes)
+
+
+def attempt(puzzle: Config, answer: str) -> Attempt:
+    """Run `answer` on the puzzle's machine, as `moonasm run` would run the two together."""
+    from moonasm.lang.check import check_source
+    from moonasm.vm.script import run_script
+
+    if has_configuration(answer):
+        offset, text = 0, answer
+    else:
+        header = Problem.from_config(puzzle).directives()
+        offset, text = header.count("\n"), header + answer
+    result = check_source(text)
+    if result.program is None:
+        first = result.errors[0] if result.errors else None
+        shifted = tuple(dataclasses.replace(d, span=d.span._replace(line=d.line - offset))
+                        for d in result.errors)
+        return Attempt("invalid", message=first.message if first else "invalid program",
+                       line=first.line - offset if first else None,
+                       column=first.column if first else None, diagnostics=shifted)
+    program = result.program
+    if setup_of(program.config) != setup_of(puzzle):
+        return Attempt("invalid", message="the answer sets up the machine differently from "
+                       "the puzzle (its .bits, .set, .goal, .power, ... must match or be left "
+                       "out)")
+    operations = 0
+
+    def count(stmt: object, cost: int, machine: object) -> None:
+        nonlocal operations
+        operations += stmt.op.is_machine_op  # type: ignore[attr-defined]
+
+    outcome = run_script(program, trace=count)
+    spent = outcome.machine.spent
+    fault = outcome.fault
+    if fault is not None:
+        stmt = fault.stmt
+        return Attempt("fault", spent, operations, fault.kind, fault.message,
+                       stmt.line - offset if stmt is not None else None,
+                       stmt.span.column if stmt is not None else None)
+    return Attempt("solved" if outcome.reached else "not reached", spent, operations)
+
+
+FAULT_WORDS = {
+    "power": "it costs more power than is left in this turn",
+    "protection": "it touches something that belongs to another player",
+    "disabled": "it uses a register or an operation that is out of order",
+    "overload": "the program ran too many steps (the 1969 alarm): a loop that never ends?",
+}
+
+
+def explain(a: Attempt) -> str:
+    """An attempt in words, for a learner or a teacher."""
+    where = f"line {a.line}: " if a.line is not None else ""
+    if a.status == "fault":
+        why = FAULT_WORDS.get(a.fault_kind or "", "the rules refuse it")
+        return f"{where}{a.fault_kind} fault: {a.message} ({why})"
+    if a.status == "invalid":
+        return f"{where}{a.message}"
+    if a.status == "not reached":
+        return "every statement ran, but A never held the goal after an operation"
+    return "solved"

@@ -1,0 +1,109 @@
+"""`moonasm grade`: a class's answer folders against puzzles, as a table and as JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from moonasm.lang.check import check_source
+from moonasm.solve.grading import attempt, explain
+
+
+def moonasm(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "moonasm", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.fixture
+def classroom(tmp_path: Path) -> Path:
+    (tmp_path / "double.masm").write_text('.name "double"\n.set RAM1, 3\n.goal 6\n')
+    (tmp_path / "clear.masm").write_text(".set A, 5\n.set B, 5\n.goal 0\n")
+    answers = {
+        "alice/double.masm": "MOV A, RAM\nROL A\n",
+        "alice/clear.masm": "XOR A, A   # the rulebook's trick\n",
+        "bob/double.masm": "MOV A, RAM\nINC A\nINC A\nINC A\n",
+        "bob/clear.masm": "MOV A, RAM2\n",
+        "carol/double.masm": "MOV A RAM\nROL Q\n",
+        # carol copied the puzzle and wrote below it: allowed
+        "carol/clear.masm": ".set A, 5\n.set B, 5\n.goal 0\nNOT A\nXOR A, A\n",
+        "dan/clear.masm": ".goal 7\nNOT A\n",
+        "erin/double.masm": "ROL A\n",
+    }
+    for name, text in answers.items():
+        path = tmp_path / "answers" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def test_table_a_teacher_reads(classroom: Path) -> None:
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--answers", str(classroom / "answers"))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].split()[:3] == ["double", "0110", "(6)"]
+    assert lines[1].endswith("2 in 2 operations")
+    assert lines[2].endswith("0.5 in 1 operation")
+    rows = {tuple(line.split()[:2]): line for line in lines if line.split()[:1]
+            and line.split()[0] in ("alice", "bob", "carol", "dan", "erin")
+            and len(line.split()) > 2 and ":" not in line.split()[0]}
+    assert rows[("alice", "double")].split()[2:] == ["solved", "2", "2", "optimal"]
+    assert rows[("bob", "double")].endswith("7    4  5 over the optimum")
+    assert "line 1: protection fault" in rows[("bob", "clear")]
+    assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
+    assert rows[("carol", "clear")].split()[2:6] == ["solved", "1.5", "2", "1"]
+    assert rows[("dan", "double")].split()[2:] == ["missing"]
+    assert "sets up the machine differently" in rows[("dan", "clear")]
+    assert "never held the goal" in rows[("erin", "double")]
+    assert "alice: 2 of 2 solved, 2 at the optimum" in lines
+    assert "dan: 0 of 2 solved, 0 at the optimum" in lines
+
+
+def test_json_report(classroom: Path) -> None:
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--answers", str(classroom / "answers"), "--json")
+    assert out.returncode == 0
+    report = json.loads(out.stdout)
+    assert report["puzzles"][0]["optimum"] == {"power": 2, "operations": 2, "turns": 1,
+                                               "program": "MOV A, RAM\nROL A"}
+    students = {s["name"]: s for s in report["students"]}
+    assert list(students) == ["alice", "bob", "carol", "dan", "erin"]
+    bob = {r["puzzle"]: r for r in students["bob"]["results"]}
+    assert bob["double"]["over_optimum"] == 5 and bob["double"]["power"] == 7
+    fault = bob["clear"]["fault"]
+    assert (fault["kind"], fault["line"]) == ("protection", 1)
+    assert fault["message"].startswith("RAM2 belongs to player 2")
+    carol = {r["puzzle"]: r for r in students["carol"]["results"]}
+    assert carol["double"]["status"] == "invalid"
+    assert carol["double"]["diagnostics"][0]["line"] == 2
+    assert carol["clear"]["over_optimum"] == 1
+    assert students["dan"]["results"][0]["status"] == "missing"
+
+
+def test_usage_errors(classroom: Path) -> None:
+    out = moonasm("grade", str(classroom / "double.masm"), "--answers",
+                  str(classroom / "nowhere"), "--json")
+    assert out.returncode == 2
+    assert json.loads(out.stdout)["diagnostics"][0]["kind"] == "usage"
+    (classroom / "nogoal.masm").write_text(".bits 4\n")
+    assert moonasm("grade", str(classroom / "nogoal.masm"), "--answers",
+                   str(classroom / "answers")).returncode == 2
+    (classroom / "bad.masm").write_text(".goal 3\n.bitz 4\n")
+    out = moonasm("grade", str(classroom / "bad.masm"), "--answers",
+                  str(classroom / "answers"), "--json")
+    assert out.returncode == 3 and "bad.masm:2:1" in out.stderr
+    assert json.loads(out.stdout)["diagnostics"][0]["line"] == 2
+
+
+def test_attempt_explains_faults_in_words() -> None:
+    puzzle = check_source(".power 1\n.goal 3\n").program
+    assert puzzle is not None
+    a = attempt(puzzle.config, "NOT A\nINC A\n")
+    assert (a.status, a.fault_kind, a.line, a.power, a.operations) == ("fault", "power", 2, 2, 1)
+    assert "costs more power than is left" in explain(a)
+    a = attempt(puzzle.config, "loop: JMP loop\n")
+    assert a.status == "fault" and "loop that never ends" in explain(a)
