@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "hill": ("hill_cmd", "keep a king-of-the-hill of bots"),
     "solve": ("solve_cmd", "find a provably cheapest program that reaches a goal"),
     "grade": ("grade_cmd", "grade a class's answers to puzzles against the optimum"),
+    "learn": ("learn_cmd", "learn MOON step by step, from binary to hacker budgets"),
 }
 
 

@@ -573,7 +573,12 @@ class Session:
 
         outcome = interpret_turn(m, turn, Hooks(solved=solved, hack=hack, trace=trace),
                                  MAX_STEPS)
+        self.after_turn(outcome, reached[0], reply)
         return outcome, ended[0]
+
+    def after_turn(self, outcome: TurnOutcome, reached: bool, reply: Reply) -> None:
+        """Called after statements ran in a turn: whether an operation brought A to the goal,
+        and the fault that stopped them, if any. `moonasm learn` reacts; the sandbox not."""
 
     # -- meta-commands -------------------------------------------------------------------------
 

@@ -1,0 +1,307 @@
+"""The REPL of `moonasm learn`: the sandbox session, set up by each lesson in turn.
+
+Everything typed runs as in `moonasm repl` (the same session: validation as you type, lamps,
+`:undo`, `:end`); on top of it a lesson watches for its goal, explains a fault in words, and
+after a solve sets the learner's cost beside the optimum the solver proves. `:hint` and
+`:solve` ask the solver about the machine as it is now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from moonasm import isa
+from moonasm.learn import Lesson, Progress
+from moonasm.repl import meta
+from moonasm.repl import render as rd
+from moonasm.repl.render import Fragments, Glyphs
+from moonasm.repl.session import FAULT, INVALID, Reply, Session, Source
+
+if TYPE_CHECKING:
+    from moonasm.solve import Problem, Solution
+    from moonasm.vm.interpret import TurnOutcome
+
+COMMANDS = [
+    meta.Command(":hint", "", "the next operation of a cheapest solution from here, and why"),
+    meta.Command(":solve", "", "a whole cheapest solution from here"),
+    meta.Command(":retry", "", "start this lesson again"),
+    meta.Command(":next", "", "go on to the next lesson"),
+    meta.Command(":back", "", "go back to the previous lesson"),
+    meta.Command(":lessons", "", "every lesson, with the ones you solved"),
+    meta.Command(":lesson", "N", "go to lesson N"),
+]
+
+
+def solution_words(solution: Solution, glyphs: Glyphs) -> str:
+    ops = solution.operations
+    text = f"{rd.halves(solution.power, glyphs)} power in {ops} operation{'s' if ops != 1 else ''}"
+    if solution.turns > 1:
+        text += f" over {solution.turns} turns"
+    return text
+
+
+class LearnSession(Session):
+    """The sandbox with a lesson loaded; `index` is the lesson being played."""
+
+    def __init__(self, lessons: list[Lesson], progress: Progress, glyphs: Glyphs = rd.LAMPS,
+                 start: int | None = None):
+        super().__init__(glyphs)
+        self.lessons = lessons
+        self.progress = progress
+        self.optimum: dict[str, Solution | None] = {}
+        self.reached = False
+        self.fault_kind: str | None = None
+        if start is None:
+            slugs = [lesson.slug for lesson in lessons]
+            start = slugs.index(progress.current) if progress.current in slugs else next(
+                (i for i, lesson in enumerate(lessons) if lesson.slug not in progress.best), 0)
+        self.index = start
+        self.load(start)
+
+    # -- lessons ---------------------------------------------------------------------------
+
+    @property
+    def lesson(self) -> Lesson:
+        return self.lessons[self.index]
+
+    def load(self, index: int) -> None:
+        """Set the machine up as lesson `index` asks (its directives, run quietly)."""
+        from moonasm.solve import Problem
+
+        self.index = index
+        self.reset()
+        setup = Problem.from_config(self.lesson.config).directives()
+        reply = super().run_source(setup, Source("lesson"))
+        assert reply.ok, reply.text
+        self._rebase()
+        self.reached = False
+        self.progress.move_to(self.lesson.slug)
+
+    def introduce(self) -> Fragments:
+        lesson, g = self.lesson, self.glyphs
+        c = lesson.config
+        out: Fragments = [("class:help.title",
+                           f"Lesson {self.index + 1} of {len(self.lessons)}: {lesson.title}\n")]
+        for paragraph in lesson.teaches.split("\n\n"):
+            out.append(("", _wrap(paragraph) + "\n"))
+        out.append(("class:note", f"goal: A = {rd.bits_text(lesson.goal, c.bits)} "
+                    f"({lesson.goal})   par: {rd.halves(lesson.par, g)} power"
+                    + ("" if c.power is None else f"   {rd.halves(c.power, g)} power a turn")
+                    + "\n"))
+        best = self.progress.best.get(lesson.slug)
+        if best is not None:
+            out.append(("class:explain", f"(solved before, with {rd.halves(best[0], g)} "
+                        "power)\n"))
+        out.append(("class:explain", "Type operations; :hint if you are stuck, :help for "
+                    "help.\n"))
+        return out + self.cpu()
+
+    def greeting(self, interactive: bool = True) -> Fragments:
+        out: Fragments = []
+        if self.progress.problem:
+            out.append(("class:error", self.progress.problem + "\n"))
+        return out + self.introduce()
+
+    def prompt(self) -> str:
+        player = f" p{self.machine.player}" if self.config.players > 1 else ""
+        return f"lesson {self.index + 1}{player}> "
+
+    def toolbar(self) -> Fragments:
+        parts = super().toolbar()
+        parts[0] = ("class:toolbar.title", f" lesson {self.index + 1}/{len(self.lessons)} ")
+        return parts
+
+    # -- what happens as the learner types ----------------------------------------------------
+
+    def after_turn(self, outcome: TurnOutcome, reached: bool, reply: Reply) -> None:
+        self.reached = self.reached or reached
+        if outcome.fault is not None:
+            self.fault_kind = outcome.fault.kind
+
+    def run_source(self, text: str, where: Source) -> Reply:
+        from moonasm.solve.grading import has_configuration
+
+        if has_configuration(text):
+            return Reply.refused("a lesson sets the machine up itself: type operations (and "
+                                 ":end or .turn to end a turn); :retry starts the lesson again")
+        self.fault_kind = None
+        reply = super().run_source(text, where)
+        if self.fault_kind is not None:
+            from moonasm.solve.grading import FAULT_WORDS
+
+            words = FAULT_WORDS.get(self.fault_kind, "the rules refuse it")
+            reply.add(f"In words: the operation was refused because {words}. Nothing "
+                      "changed; try something else, or :hint.\n", "class:explain",
+                      problem=True)
+        if self.reached:
+            self.celebrate(reply)
+        return reply
+
+    def spent(self) -> tuple[int, int]:
+        """Power (halves) and machine operations since the lesson began."""
+        operations = sum(len(ops) for _, ops in self.journal) + len(self.log)
+        return int(self.machine.spent), operations
+
+    def best_for(self, lesson: Lesson) -> Solution | None:
+        from moonasm.solve import BudgetExceeded, Problem, solve
+
+        if lesson.slug not in self.optimum:
+            try:
+                self.optimum[lesson.slug] = solve(Problem.from_config(lesson.config))
+            except BudgetExceeded:
+                self.optimum[lesson.slug] = None
+        return self.optimum[lesson.slug]
+
+    def celebrate(self, reply: Reply) -> None:
+        g = self.glyphs
+        halves, operations = self.spent()
+        lesson = self.lesson
+        optimum = self.best_for(lesson)
+        mine = f"{rd.halves(halves, g)} power in {operations} operation" \
+            f"{'s' if operations != 1 else ''}"
+        reply.add(f"Solved! You spent {mine}.\n", "class:ok")
+        if optimum is not None:
+            program = "; ".join(line for line in optimum.program().splitlines())
+            verdict = "the least power possible: well done" if halves <= optimum.power else \
+                f"{rd.halves(halves - optimum.power, g)} more than the optimum; :retry to " \
+                "try for par"
+            reply.add(f"The optimum is {solution_words(optimum, g)} ({program}): {verdict}.\n",
+                      "class:note")
+        self.progress.solved(lesson.slug, halves, operations)
+        if self.index + 1 < len(self.lessons):
+            self.load(self.index + 1)
+            reply.add("\n")
+            reply.add(self.introduce())
+        else:
+            reply.add("That was the last lesson: you have walked the whole path, from counting "
+                      "in binary to hacker budgets. Try a game: moonasm repl human "
+                      "examples/bots/counter.masm\n", "class:ok")
+            self.reached = False
+
+    # -- the lesson's commands -------------------------------------------------------------------
+
+    def extra_command_specs(self) -> list[meta.Command]:
+        return COMMANDS
+
+    def extra_handler(self, name: str) -> Callable[[str], Reply] | None:
+        handlers: dict[str, Callable[[str], Reply]] = {
+            ":hint": self.cmd_hint, ":solve": self.cmd_solve, ":retry": self.cmd_retry,
+            ":next": self.cmd_next, ":back": self.cmd_back, ":lessons": self.cmd_lessons,
+            ":lesson": self.cmd_lesson}
+        return handlers.get(name)
+
+    def problem_now(self) -> Problem:
+        """The lesson's puzzle from the machine as it is now, mid-turn included."""
+        from moonasm.solve import Problem
+
+        m, c = self.machine, self.config
+        return Problem(bits=m.bits, goal=self.lesson.goal, regs=tuple(m.regs),  # type: ignore[arg-type]
+                       ram=tuple(m.ram[1:c.players + 1]), mode=m.mode, power=c.power,
+                       hackers=dict(c.hackers), disabled=frozenset(m.disabled),
+                       first_player=m.player,
+                       power_left=None if c.power is None else int(m.power),
+                       free_left=m.free_uses)
+
+    def solve_now(self) -> Solution | Reply:
+        from moonasm.solve import BudgetExceeded, solve
+
+        try:
+            solution = solve(self.problem_now(), seconds=5.0)
+        except BudgetExceeded:
+            return Reply.refused("the solver could not finish in time from here; :retry "
+                                 "starts the lesson again")
+        if solution is None:
+            return Reply.refused("from here the goal cannot be reached any more (a value "
+                                 "that was needed is lost); :retry starts the lesson again")
+        return solution
+
+    def cmd_hint(self, arg: str) -> Reply:
+        solution = self.solve_now()
+        if isinstance(solution, Reply):
+            return solution
+        g, reply = self.glyphs, Reply()
+        first = solution.steps[0]
+        if first.turn > 1:
+            reply.add("Nothing you can still afford in this turn helps: end it with :end "
+                      f"(a cheapest way on is {solution_words(solution, g)}).\n", "class:note")
+            return reply
+        mnemonic, _, operands = first.text.partition(" ")
+        op = isa.OPERATIONS[mnemonic]
+        target = operands.split(",")[0].strip()
+        bits = self.machine.bits
+        if target == "RAM":
+            effect = "your RAM keeps a copy for later"
+        else:
+            value = first.after[isa.REGISTERS.index(target)]
+            effect = f"{target} becomes {rd.bits_text(value, bits)} ({value})"
+            if target == "A" and value == self.lesson.goal:
+                effect += ": the goal"
+        reply.add(f"Try {first.text}  ({mnemonic}: {op.summary}; it costs "
+                  f"{rd.halves(first.cost, g)}, and {effect}).\n", "class:ok")
+        rest = solution.operations - 1
+        if rest:
+            reply.add(f"A cheapest way from here takes {solution_words(solution, g)} in all; "
+                      f"{rest} more operation{'s' if rest != 1 else ''} after this one.\n",
+                      "class:explain")
+        return reply
+
+    def cmd_solve(self, arg: str) -> Reply:
+        solution = self.solve_now()
+        if isinstance(solution, Reply):
+            return solution
+        reply = Reply()
+        reply.add(f"A cheapest way from here ({solution_words(solution, self.glyphs)}):\n",
+                  "class:note")
+        turn = 1
+        for step in solution.steps:
+            if step.turn != turn:
+                turn = step.turn
+                reply.add(f"  :end   (turn {turn}: player {step.player})\n", "class:explain")
+            reply.add(f"  {step.text}\n")
+        return reply
+
+    def _go(self, index: int) -> Reply:
+        self.load(index)
+        reply = Reply()
+        reply.add(self.introduce())
+        return reply
+
+    def cmd_retry(self, arg: str) -> Reply:
+        return self._go(self.index)
+
+    def cmd_next(self, arg: str) -> Reply:
+        if self.index + 1 >= len(self.lessons):
+            return Reply.refused("this is the last lesson")
+        return self._go(self.index + 1)
+
+    def cmd_back(self, arg: str) -> Reply:
+        if self.index == 0:
+            return Reply.refused("this is the first lesson")
+        return self._go(self.index - 1)
+
+    def cmd_lesson(self, arg: str) -> Reply:
+        if not arg.isdigit() or not 1 <= int(arg) <= len(self.lessons):
+            return Reply.refused(f"usage: :lesson N, with N from 1 to {len(self.lessons)}")
+        return self._go(int(arg) - 1)
+
+    def cmd_lessons(self, arg: str) -> Reply:
+        reply = Reply()
+        for i, lesson in enumerate(self.lessons):
+            best = self.progress.best.get(lesson.slug)
+            mark = " " if best is None else ("*" if best[0] <= lesson.par else "+")
+            here = ">" if i == self.index else " "
+            cost = "" if best is None else f"  best {rd.halves(best[0], self.glyphs)}"
+            reply.add(f"{here}{mark} {i + 1:2}. {lesson.title:<36} par "
+                      f"{rd.halves(lesson.par, self.glyphs)}{cost}\n")
+        reply.add("(* solved at par, + solved, > the lesson you are on)\n", "class:explain")
+        return reply
+
+
+def _wrap(text: str, width: int = 92) -> str:
+    import textwrap
+
+    return textwrap.fill(text, width)
+
+
+__all__ = ["FAULT", "INVALID", "LearnSession"]
