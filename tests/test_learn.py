@@ -170,3 +170,22 @@ def test_real_terminal(tmp_path: Path) -> None:
         child.close()
     assert child.exitstatus == 0
     assert Progress.load(tmp_path / "state" / "moonasm" / "learn.json").current == "02-carry"
+
+
+def test_sandbox_hint_and_solve() -> None:
+    from moonasm.repl.session import Session
+
+    s = Session()
+    assert "there is no goal to reach" in s.feed(":hint").text
+    s.feed(".set RAM1, 3")
+    s.feed(".goal 6")
+    hint = s.feed(":hint")
+    assert hint.ok
+    assert hint.text.startswith("Try MOV A, RAM  (MOV: copy the source")
+    assert "A becomes 0011 (3)" in hint.text and "2 power in 2 operations" in hint.text
+    assert s.feed(":solve").text.splitlines()[1:] == ["  MOV A, RAM", "  ROL A"]
+    s.feed(".power 1.5")
+    s.feed("MOV A, RAM")  # 0.5 left: nothing affordable helps before the turn ends
+    assert "end it with :end" in s.feed(":hint").text
+    s.feed(":end")
+    assert "A becomes 0110 (6): the goal" in s.feed(":hint").text

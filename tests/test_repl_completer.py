@@ -49,8 +49,8 @@ def test_directive_operands() -> None:
 
 
 def test_meta_commands() -> None:
-    assert words(":") == [":help", ":state", ":undo", ":end", ":load", ":save", ":reset",
-                          ":quit"]
+    assert words(":") == [":help", ":state", ":undo", ":end", ":hint", ":solve", ":load",
+                          ":save", ":reset", ":quit"]
     assert words(":he") == [":help"]
     assert "MOV" in words(":help M") and "lamps" in words(":help l")
     assert words(":undo ") == []

@@ -3,7 +3,7 @@
 Everything typed runs as in `moonasm repl` (the same session: validation as you type, lamps,
 `:undo`, `:end`); on top of it a lesson watches for its goal, explains a fault in words, and
 after a solve sets the learner's cost beside the optimum the solver proves. `:hint` and
-`:solve` ask the solver about the machine as it is now.
+`:solve` (the REPL's own) ask the solver about the machine as it is now.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from moonasm import isa
 from moonasm.learn import Lesson, Progress
 from moonasm.repl import meta
 from moonasm.repl import render as rd
@@ -19,26 +18,16 @@ from moonasm.repl.render import Fragments, Glyphs
 from moonasm.repl.session import FAULT, INVALID, Reply, Session, Source
 
 if TYPE_CHECKING:
-    from moonasm.solve import Problem, Solution
+    from moonasm.solve import Solution
     from moonasm.vm.interpret import TurnOutcome
 
 COMMANDS = [
-    meta.Command(":hint", "", "the next operation of a cheapest solution from here, and why"),
-    meta.Command(":solve", "", "a whole cheapest solution from here"),
     meta.Command(":retry", "", "start this lesson again"),
     meta.Command(":next", "", "go on to the next lesson"),
     meta.Command(":back", "", "go back to the previous lesson"),
     meta.Command(":lessons", "", "every lesson, with the ones you solved"),
     meta.Command(":lesson", "N", "go to lesson N"),
 ]
-
-
-def solution_words(solution: Solution, glyphs: Glyphs) -> str:
-    ops = solution.operations
-    text = f"{rd.halves(solution.power, glyphs)} power in {ops} operation{'s' if ops != 1 else ''}"
-    if solution.turns > 1:
-        text += f" over {solution.turns} turns"
-    return text
 
 
 class LearnSession(Session):
@@ -154,6 +143,8 @@ class LearnSession(Session):
         return self.optimum[lesson.slug]
 
     def celebrate(self, reply: Reply) -> None:
+        from moonasm.solve.advice import words
+
         g = self.glyphs
         halves, operations = self.spent()
         lesson = self.lesson
@@ -166,7 +157,7 @@ class LearnSession(Session):
             verdict = "the least power possible: well done" if halves <= optimum.power else \
                 f"{rd.halves(halves - optimum.power, g)} more than the optimum; :retry to " \
                 "try for par"
-            reply.add(f"The optimum is {solution_words(optimum, g)} ({program}): {verdict}.\n",
+            reply.add(f"The optimum is {words(optimum)} ({program}): {verdict}.\n",
                       "class:note")
         self.progress.solved(lesson.slug, halves, operations)
         if self.index + 1 < len(self.lessons):
@@ -186,80 +177,10 @@ class LearnSession(Session):
 
     def extra_handler(self, name: str) -> Callable[[str], Reply] | None:
         handlers: dict[str, Callable[[str], Reply]] = {
-            ":hint": self.cmd_hint, ":solve": self.cmd_solve, ":retry": self.cmd_retry,
+            ":retry": self.cmd_retry,
             ":next": self.cmd_next, ":back": self.cmd_back, ":lessons": self.cmd_lessons,
             ":lesson": self.cmd_lesson}
         return handlers.get(name)
-
-    def problem_now(self) -> Problem:
-        """The lesson's puzzle from the machine as it is now, mid-turn included."""
-        from moonasm.solve import Problem
-
-        m, c = self.machine, self.config
-        return Problem(bits=m.bits, goal=self.lesson.goal, regs=tuple(m.regs),  # type: ignore[arg-type]
-                       ram=tuple(m.ram[1:c.players + 1]), mode=m.mode, power=c.power,
-                       hackers=dict(c.hackers), disabled=frozenset(m.disabled),
-                       first_player=m.player,
-                       power_left=None if c.power is None else int(m.power),
-                       free_left=m.free_uses)
-
-    def solve_now(self) -> Solution | Reply:
-        from moonasm.solve import BudgetExceeded, solve
-
-        try:
-            solution = solve(self.problem_now(), seconds=5.0)
-        except BudgetExceeded:
-            return Reply.refused("the solver could not finish in time from here; :retry "
-                                 "starts the lesson again")
-        if solution is None:
-            return Reply.refused("from here the goal cannot be reached any more (a value "
-                                 "that was needed is lost); :retry starts the lesson again")
-        return solution
-
-    def cmd_hint(self, arg: str) -> Reply:
-        solution = self.solve_now()
-        if isinstance(solution, Reply):
-            return solution
-        g, reply = self.glyphs, Reply()
-        first = solution.steps[0]
-        if first.turn > 1:
-            reply.add("Nothing you can still afford in this turn helps: end it with :end "
-                      f"(a cheapest way on is {solution_words(solution, g)}).\n", "class:note")
-            return reply
-        mnemonic, _, operands = first.text.partition(" ")
-        op = isa.OPERATIONS[mnemonic]
-        target = operands.split(",")[0].strip()
-        bits = self.machine.bits
-        if target == "RAM":
-            effect = "your RAM keeps a copy for later"
-        else:
-            value = first.after[isa.REGISTERS.index(target)]
-            effect = f"{target} becomes {rd.bits_text(value, bits)} ({value})"
-            if target == "A" and value == self.lesson.goal:
-                effect += ": the goal"
-        reply.add(f"Try {first.text}  ({mnemonic}: {op.summary}; it costs "
-                  f"{rd.halves(first.cost, g)}, and {effect}).\n", "class:ok")
-        rest = solution.operations - 1
-        if rest:
-            reply.add(f"A cheapest way from here takes {solution_words(solution, g)} in all; "
-                      f"{rest} more operation{'s' if rest != 1 else ''} after this one.\n",
-                      "class:explain")
-        return reply
-
-    def cmd_solve(self, arg: str) -> Reply:
-        solution = self.solve_now()
-        if isinstance(solution, Reply):
-            return solution
-        reply = Reply()
-        reply.add(f"A cheapest way from here ({solution_words(solution, self.glyphs)}):\n",
-                  "class:note")
-        turn = 1
-        for step in solution.steps:
-            if step.turn != turn:
-                turn = step.turn
-                reply.add(f"  :end   (turn {turn}: player {step.player})\n", "class:explain")
-            reply.add(f"  {step.text}\n")
-        return reply
 
     def _go(self, index: int) -> Reply:
         self.load(index)

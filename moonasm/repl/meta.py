@@ -29,6 +29,8 @@ COMMANDS: dict[str, Command] = {
         Command(":state", "", "the whole machine and its configuration"),
         Command(":undo", "", "take back the last statement of this turn (power refunded)"),
         Command(":end", "", "end the turn: the next player's turn, power refilled"),
+        Command(":hint", "", "the next operation of a cheapest way to the goal, and why"),
+        Command(":solve", "", "a whole cheapest way to the goal from here (the solver's)"),
         Command(":load", "FILE", "run a file's statements as this input", "file"),
         Command(":save", "FILE", "write a .masm script that reproduces the session", "file"),
         Command(":reset", "", "start the sandbox afresh (4 bits, 1 player, unlimited power)"),

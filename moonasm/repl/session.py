@@ -654,6 +654,20 @@ class Session:
         reply.ran = True
         return reply
 
+    def cmd_hint(self, arg: str) -> Reply:
+        from moonasm.solve.advice import hint
+
+        return self._advice(hint(self.machine, self.machine.goal, self._per_turn()))
+
+    def cmd_solve(self, arg: str) -> Reply:
+        from moonasm.solve.advice import whole
+
+        return self._advice(whole(self.machine, self.machine.goal, self._per_turn()))
+
+    @staticmethod
+    def _advice(answer: Fragments | str) -> Reply:
+        return Reply.refused(answer) if isinstance(answer, str) else Reply(answer)
+
     def cmd_end(self, arg: str) -> Reply:
         reply = Reply()
         reply.add(self.end_turn() + "\n", "class:note")

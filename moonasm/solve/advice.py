@@ -1,0 +1,103 @@
+"""The REPL's `:hint` and `:solve`: the solver asked about the machine as it is now.
+
+Mid-turn included: the acting player, the power left in the turn and the hacker's free uses
+left all count, so a hint after a wrong move is still the best way on. The answers are lines
+of (style, text), the REPL's formatted text; a refusal is a plain message.
+"""
+
+from __future__ import annotations
+
+from moonasm import isa
+from moonasm.solve.problem import Problem
+from moonasm.solve.search import Solution
+from moonasm.vm.machine import Machine
+
+Lines = list[tuple[str, str]]
+
+
+def problem_of(m: Machine, goal: int, per_turn: float) -> Problem:
+    """The machine's state as a solver query, from the acting player's point in the turn.
+    Extra operations are left out: hints use the printed operation cards."""
+    limited = per_turn != float("inf")
+    return Problem(bits=m.bits, goal=goal, regs=tuple(m.regs),  # type: ignore[arg-type]
+                   ram=tuple(m.ram[1:m.players + 1]), mode=m.mode,
+                   power=int(per_turn) if limited else None,
+                   hackers={p: h.name for p, h in m.hackers.items() if p <= m.players},
+                   disabled=frozenset(m.disabled), first_player=m.player,
+                   power_left=int(m.power) if limited else None, free_left=m.free_uses)
+
+
+def cheapest(m: Machine, goal: int | None, per_turn: float) -> Solution | str:
+    """A cheapest way on from here, or why there is none to show."""
+    from moonasm.solve import BudgetExceeded, solve
+
+    if goal is None:
+        return "there is no goal to reach: set one with .goal V first"
+    try:
+        solution = solve(problem_of(m, goal, per_turn), seconds=5.0)
+    except BudgetExceeded:
+        return "the solver could not finish in time from here"
+    if solution is None:
+        return "from here the goal cannot be reached any more (a value that was needed is " \
+            "lost, or an operation is out of order)"
+    return solution
+
+
+def _halves(amount: int) -> str:
+    """3 -> "1½", 1 -> "½", 4 -> "2": a power amount as the REPL shows it."""
+    whole, half = divmod(amount, 2)
+    if not half:
+        return str(whole)
+    return f"{whole}½" if whole else "½"
+
+
+def words(solution: Solution) -> str:
+    ops = solution.operations
+    text = f"{_halves(solution.power)} power in {ops} operation{'s' if ops != 1 else ''}"
+    if solution.turns > 1:
+        text += f" over {solution.turns} turns"
+    return text
+
+
+def hint(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
+    """The next operation of a cheapest solution, what it does, and what the rest costs."""
+    solution = cheapest(m, goal, per_turn)
+    if isinstance(solution, str):
+        return solution
+    first = solution.steps[0]
+    if first.turn > 1:
+        return [("class:note", "Nothing you can still afford in this turn helps: end it with "
+                 f":end (a cheapest way on is {words(solution)}).\n")]
+    mnemonic, _, operands = first.text.partition(" ")
+    op = isa.OPERATIONS[mnemonic]
+    target = operands.split(",")[0].strip()
+    if target == "RAM":
+        effect = "your RAM keeps a copy for later"
+    else:
+        value = first.after[isa.REGISTERS.index(target)]
+        effect = f"{target} becomes {value:0{m.bits}b} ({value})"
+        if target == "A" and value == goal:
+            effect += ": the goal"
+    lines: Lines = [("class:ok", f"Try {first.text}  ({mnemonic}: {op.summary}; it costs "
+                     f"{_halves(first.cost)}, and {effect}).\n")]
+    rest = solution.operations - 1
+    if rest:
+        lines.append(("class:explain", f"A cheapest way from here takes {words(solution)} in "
+                      f"all; {rest} more operation{'s' if rest != 1 else ''} after this one.\n"))
+    return lines
+
+
+def whole(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
+    """A whole cheapest solution from here, turn by turn."""
+    solution = cheapest(m, goal, per_turn)
+    if isinstance(solution, str):
+        return solution
+    lines: Lines = [("class:note", f"A cheapest way from here ({words(solution)}):\n")]
+    turn = 1
+    for step in solution.steps:
+        while turn < step.turn:
+            turn += 1
+            lines.append(("class:explain", f"  :end   (turn {turn}: player "
+                          f"{solution.seats[turn - 1]})\n"))
+        lines.append(("", f"  {step.text}\n"))
+    return lines
