@@ -75,7 +75,7 @@ def test_json_report(classroom: Path) -> None:
     bob = {r["puzzle"]: r for r in students["bob"]["results"]}
     assert bob["double"]["over_optimum"] == 5 and bob["double"]["power"] == 7
     fault = bob["clear"]["fault"]
-    assert (fault["kind"], fault["line"]) == ("protection", 1)
+    assert (fault["kind"], fault["line"], fault["column"]) == ("protection", 1, 8)  # RAM2
     assert fault["message"].startswith("RAM2 belongs to player 2")
     carol = {r["puzzle"]: r for r in students["carol"]["results"]}
     assert carol["double"]["status"] == "invalid"

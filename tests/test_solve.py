@@ -85,6 +85,13 @@ def test_logic_hacker_free_uses_are_per_turn() -> None:
     assert (split.power, split.turns) == (0, 2)
 
 
+def test_turns_without_a_power_limit_refill_the_free_uses() -> None:
+    problem = Problem(bits=4, goal=0b1011, regs=(0, 1, 2, 8), hackers={1: "logic"}, turns=2)
+    s = solved(problem)
+    assert (s.power, s.turns) == (0, 2)
+    assert layered.applies(Problem(bits=4, goal=3, turns=3))
+
+
 def test_copy_hacker_first_mov_free() -> None:
     s = solved(Problem(bits=4, goal=6, regs=(0, 6, 0, 0), hackers={1: "copy"}))
     assert (s.power, s.program()) == (0, "MOV A, B")

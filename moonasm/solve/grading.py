@@ -85,10 +85,10 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
     spent = outcome.machine.spent
     fault = outcome.fault
     if fault is not None:
-        stmt = fault.stmt
+        span = fault.span  # the operand at fault, else the statement
         return Attempt("fault", spent, operations, fault.kind, fault.message,
-                       stmt.line - offset if stmt is not None else None,
-                       stmt.span.column if stmt is not None else None)
+                       span.line - offset if span is not None else None,
+                       span.column if span is not None else None)
     return Attempt("solved" if outcome.reached else "not reached", spent, operations)
 
 

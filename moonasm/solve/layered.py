@@ -41,8 +41,11 @@ def applies(problem: Problem) -> bool:
     from moonasm import isa
 
     hacker = isa.HACKERS.get(problem.hackers.get(problem.first_player, ""))
-    return (problem.bits <= MAX_BITS and problem.max_turns == 1
-            and (hacker is None or hacker.free_per_turn == 0 or problem.free_left == 0))
+    free = hacker is not None and hacker.free_per_turn > 0
+    # More turns change nothing without a power limit, free uses or other players.
+    one_turn = problem.max_turns == 1 or (problem.power is None and not free
+                                         and problem.players == 1)
+    return problem.bits <= MAX_BITS and one_turn and (not free or problem.free_left == 0)
 
 
 def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | None:

@@ -218,6 +218,9 @@ class _Search:
         shifts = [i * w for i in range(self.slots)]
         limited = self.limited
         max_turns = self.max_turns
+        # Ending a turn changes something only when it refills power or free uses, or hands
+        # the CPU to another player.
+        can_end = limited or any(self.free_at_start) or p.players > 1
         unit = OPS_CAP * TURN_CAP
         free_unit = 4 << aux_shift
         left_unit = 16 << aux_shift
@@ -311,7 +314,7 @@ class _Search:
                     info[nkey] = (nprio, new, key, move)
                     push(heap, (nprio << key_bits) | nkey)
             turns_so_far = prio % TURN_CAP
-            if limited and (max_turns is None or turns_so_far + 1 < max_turns):
+            if can_end and (max_turns is None or turns_so_far + 1 < max_turns):
                 nseat = (seat + 1) % p.players
                 new = (state & value_mask) | self.pack_aux(
                     nseat, self.free_at_start[nseat], power0, turns_so_far + 1)
