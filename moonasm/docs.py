@@ -143,6 +143,8 @@ def help_epilog() -> str:
             cost = "0"
         flag = " (extra)" if op.extra else ""
         lines.append(f"  {op.mnemonic:<5} {op.signature():<{width}} {cost:>3}  {op.summary}{flag}")
+    lines.append("CMP also reads the game's state, free and never a fault (docs/language.md):")
+    lines.append("  " + ", ".join(s.form for s in isa.STATE_OPERANDS))
     return "\n".join(lines)
 
 

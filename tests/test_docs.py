@@ -47,8 +47,9 @@ def test_a_drifted_file_is_rewritten_and_check_fails(tmp_path) -> None:
 
 def test_help_epilog_lists_every_operation() -> None:
     epilog = docs.help_epilog().splitlines()
-    assert len(epilog) == 1 + len(isa.TABLE)
+    assert len(epilog) == 3 + len(isa.TABLE)
     assert epilog[2].split()[:3] == ["INC", "reg", "2"]
+    assert epilog[-1].endswith("SCORE, SCOREn, TOKENS, SHOWN n, COST op, ERROR x")
 
 
 def test_the_readme_links_the_reference_and_opens_with_two_commands() -> None:
