@@ -481,3 +481,11 @@ def test_cmp_operands_group_the_same_with_or_without_the_comma(x: str, y: str, c
     stmt = checked(source.lower() if lower else source).turns[0].stmts[0]
     assert stmt.text == f"CMP {x}, {y}"
     assert len(stmt.args) == 2
+
+
+@pytest.mark.parametrize("player", ["02", "0b1z", "1.5", "5"])
+def test_shown_reads_its_player_as_hack_does(player: str) -> None:
+    (shown,) = errors_of(f"CMP SHOWN {player}, 1")
+    (hack,) = errors_of(f"HACK {player}")
+    assert shown[2:] == (hack[2], hack[3].replace("HACK", "SHOWN"))
+    assert shown[:2] == (1, 11)

@@ -442,8 +442,10 @@ class _Checker:
         assert kind is not None
         text, upper = param.text, param.text.upper()
         if kind is isa.StateParam.PLAYER:
-            value = parse_number(text) if param.kind == "number" else None
-            if value is not None and value % 2 == 0 and 1 <= value // 2 <= 4:
+            value = self.literal(param) if param.kind == "number" else -1
+            if value is None:
+                return None  # not a number at all: reported as HACK's would be
+            if value % 2 == 0 and 1 <= value // 2 <= 4:
                 return value // 2
         elif param.kind == "word" and upper in kind.choices():
             return upper
