@@ -79,3 +79,29 @@ def test_in_a_separate_process(tmp_path) -> None:
     assert len(out.out.splitlines()) == 1
     assert json.loads(out.out)["diagnostics"][0]["message"] == \
         "argument --goal: invalid number 'x' (a value is a whole number: 6, 0b0110 or 0x6)"
+
+
+def test_help_and_version_under_json_are_one_object_too(cli) -> None:
+    from moonasm import __version__
+
+    out = cli("run", "--version", "--json")
+    assert (out.status, out.json) == (0, {"ok": True, "text": f"moonasm {__version__}\n"})
+    out = cli("run", "--help", "--json")
+    assert out.status == 0
+    assert out.json["ok"] is True and out.json["text"].startswith("usage: moonasm run")
+    assert cli("run", "--help").out == out.json["text"]
+
+
+def test_json_is_valid_whatever_bytes_a_file_name_holds(tmp_path) -> None:
+    """A file name that is not UTF-8 reaches the object as an escape, never as a raw byte
+    that would make the output invalid UTF-8."""
+    import os
+    import subprocess
+    import sys
+
+    name = os.fsencode(tmp_path) + b"/caf\xe9.masm"
+    proc = subprocess.run([sys.executable.encode(), b"-m", b"moonasm", b"run", name, b"--json"],
+                          capture_output=True, timeout=60, env={**os.environ, "LC_ALL": "C"})
+    assert proc.returncode == 2
+    obj = json.loads(proc.stdout.decode("utf-8"))
+    assert obj["diagnostics"][0]["file"].endswith("caf\udce9.masm")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 
 import pytest
 from conftest import EXAMPLES, ROOT, run_subprocess
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 DESIGN = ".name \"design\"\n.set RAM1, 3\n.goal 6\nMOV A, RAM1; ROL A\n"
 
@@ -495,3 +498,53 @@ def test_a_runtime_fault_points_at_the_operand_at_fault(run_src, source: str, ki
     assert as_json.status == 4
     error = as_json.json["error"]
     assert (error["kind"], error["line"], error["column"]) == (kind, line, column)
+
+
+# any argv at all: an exit status of spec §6, and with --json one object ------------------
+
+_WORDS = ["--bits", "--mode", "--power", "--set", "--goal", "--hacker", "--disable", "--turns",
+          "--max-steps", "--trace", "--json", "--json", "--", "-h", "--help", "--version",
+          "--tra", "--bits=6", "--goal=3", "coop", "versus", "A=3", "RAM1=2", "RAM2=1", "b=0x1",
+          "0", "1", "3", "4", "16", "1.5", "-3", "0011", "0x", "1e3", "addition", "2=copy",
+          "B", "NOT", "JMP", "", " ", "\x00", "\udcff", "é", "run"]
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """A bot, a script with directives, an invalid program, a faulting one, a missing file."""
+    root = tmp_path_factory.mktemp("argv")
+    sources = {"bot.masm": CLIMBER, "script.masm": ".power 3\n.goal 2\nINC A\nROL A\n",
+               "bad.masm": "MOVE A, B\n", "fault.masm": ".power 1\nINC A\n"}
+    for name, text in sources.items():
+        (root / name).write_text(text)
+    return [str(root / name) for name in sources] + [str(root / "missing.masm")]
+
+
+def _run_in_process(argv: list[str]) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from moonasm.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            status = main(argv)
+        except SystemExit as e:
+            status = e.code if isinstance(e.code, int) else 0
+    assert "Traceback" not in err.getvalue()
+    return status, out.getvalue()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_argv_gives_a_status_and_with_json_one_object(programs: list[str],
+                                                          data: st.DataObject) -> None:
+    words = st.one_of(st.sampled_from(_WORDS), st.sampled_from(programs), st.text(max_size=8))
+    argv = ["run", *data.draw(st.lists(words, max_size=8))]
+    status, out = _run_in_process(argv)
+    assert status in (0, 1, 2, 3, 4), argv
+    options = argv[:argv.index("--")] if "--" in argv else argv
+    if "--json" in options:
+        assert out.count("\n") == 1, argv
+        assert isinstance(json.loads(out), dict), argv

@@ -116,10 +116,17 @@ def print_diagnostics(filename: str, lines: list[str] | None, diagnostics: list[
 
 
 def print_json(obj: object) -> None:
-    """One JSON object on one line."""
+    """One JSON object on one line: UTF-8 where standard output takes it, else (a byte of
+    a file name that is not UTF-8, a terminal that is not UTF-8) with \\u escapes, so that it
+    is always valid JSON."""
     import json
 
-    print(json.dumps(obj, ensure_ascii=False))
+    text = json.dumps(obj, ensure_ascii=False)
+    try:
+        text.encode(sys.stdout.encoding or "utf-8")
+    except (UnicodeEncodeError, LookupError):
+        text = json.dumps(obj)
+    print(text)
 
 
 def use_color(stream: IO[str]) -> bool:

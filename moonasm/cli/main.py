@@ -7,12 +7,23 @@ because contest judges start `moonasm run` thousands of times.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from moonasm import __version__
-from moonasm.cli.common import INVOCATION, Failure, UsageError, fail_usage, failure_object
+from moonasm.cli.common import (
+    INVOCATION,
+    Failure,
+    UsageError,
+    fail_usage,
+    failure_object,
+    print_json,
+)
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 # Exit statuses of spec §6.
 EXIT_OK, EXIT_GOAL_MISSED, EXIT_USAGE, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3, 4
@@ -44,6 +55,14 @@ class Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.commands: dict[str, Parser] = {}
         self.json_failure: Failure = failure_object
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        """--help and --version under --json: their text in one object, `{"ok": true,
+        "text": ...}`, so that even they print JSON."""
+        if INVOCATION.json and message and file in (None, sys.stdout):
+            print_json({"ok": True, "text": message})
+        else:
+            super()._print_message(message, file)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
@@ -80,7 +99,21 @@ def build_parser(only: str | None = None) -> Parser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader went away (`moonasm ... | head`): stop quietly, and let nothing try to
+        # flush into the closed pipe at exit.
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        return EXIT_OK
+
+
+def _main(args_list: list[str]) -> int:
     # Build only the subcommand asked for: the others' modules need not be imported.
     first = next((a for a in args_list if not a.startswith("-")), None)
     parser = build_parser(first if first in SUBCOMMANDS else None)
@@ -100,10 +133,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except UsageError as e:
         return fail_usage(e.message, e.file)
-    except KeyboardInterrupt:
-        return 130
-    except BrokenPipeError:
-        return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover
