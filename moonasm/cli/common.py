@@ -37,7 +37,7 @@ class UsageError(Exception):
 def diagnostic_json(d: Diagnostic, file: str | None) -> JsonObject:
     """A program's diagnostic as `--json` lists it under "diagnostics"."""
     return {"file": file, "line": d.line, "column": d.column,
-            "severity": getattr(d, "severity", "error"), "kind": d.kind,
+            "severity": d.severity, "kind": d.kind,
             "message": d.message}
 
 
