@@ -12,6 +12,7 @@ import functools
 import gc
 import os
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -108,8 +109,7 @@ def _parse(text: str, lines: list[str]) -> Parsed:
 
     if _UNDECODABLE.search(text):  # the lexer would take a bad byte in a comment or string
         return _parse_statements(lines)
-    parser, builder = _parser()
-    builder.line_base, builder.column_base = 0, 0
+    parser = _parser()
     try:
         nodes: list[Node] = parser.parse(text)  # type: ignore[assignment]  # inline transformer
     except UnexpectedInput:
@@ -123,7 +123,7 @@ def _parse_statements(lines: list[str]) -> Parsed:
     """The slow path: parse each statement on its own, collecting one error per bad one."""
     from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-    parser, builder = _parser()
+    parser = _parser()
     nodes: list[Node] = []
     errors: list[Diagnostic] = []
     for number, line in enumerate(lines, 1):
@@ -133,9 +133,9 @@ def _parse_statements(lines: list[str]) -> Parsed:
                 errors.append(Diagnostic("syntax", describe_char(bad.group()),
                                          Span(number, start + bad.start() + 1)))
                 continue
-            builder.line_base, builder.column_base = number - 1, start
             try:
-                nodes.extend(parser.parse(piece))  # type: ignore[arg-type]
+                found: list[Node] = parser.parse(piece)  # type: ignore[assignment]
+                nodes.extend(_placed(node, number, start) for node in found)
             except UnexpectedCharacters as e:
                 col = start + e.column
                 errors.append(Diagnostic("syntax", describe_char(piece[e.pos_in_stream or 0]),
@@ -211,10 +211,10 @@ _OPERAND_KINDS = {"NAME": "word", "NUMBER": "number", "STRING": "string"}
 
 
 class _NodeBuilder:
-    """Lark inline transformer: builds nodes straight from tokens, with no tree in between."""
+    """Lark inline transformer: builds nodes straight from tokens, with no tree in between.
 
-    line_base = 0
-    column_base = 0
+    It keeps no state: the one parser built per process is shared by every caller and every
+    thread (a language server parses many documents at once)."""
 
     def __init__(self) -> None:
         # Lark calls these by rule name; plain attributes keep the calls cheap. No other
@@ -224,12 +224,9 @@ class _NodeBuilder:
         self.instruction = self._instruction
         self.directive = self._directive
 
-    def _span(self, token: Token) -> Span:
-        line: int = token.line  # type: ignore[assignment]  # the basic lexer always sets it
-        if line == 1:
-            return Span(self.line_base + 1, token.column + self.column_base,  # type: ignore[operator]
-                        len(token))
-        return Span(self.line_base + line, token.column, len(token))  # type: ignore[arg-type]
+    @staticmethod
+    def _span(token: Token) -> Span:
+        return Span(token.line, token.column, len(token))  # type: ignore[arg-type]
 
     def _start(self, children: list[Node]) -> list[Node]:
         return children
@@ -251,9 +248,32 @@ class _NodeBuilder:
         return Directive(str(token), self._make_operands(children[1:]), self._span(token))
 
 
+def _placed(node: Node, line: int, offset: int) -> Node:
+    """A node parsed from one statement cut out of a line, moved to its place in the file."""
+
+    def move(span: Span) -> Span:
+        return Span(line, span.column + offset, span.length)
+
+    if isinstance(node, Label):
+        return Label(node.name, move(node.span))
+    operands = tuple(Operand(o.kind, o.text, move(o.span)) for o in node.operands)
+    if isinstance(node, Instruction):
+        return Instruction(node.mnemonic, operands, move(node.span))
+    return Directive(node.name, operands, move(node.span))
+
+
+_BUILDING = threading.Lock()
+
+
+def _parser() -> Lark:
+    """The LALR parser, built once per process (by one thread) and cached on disk between
+    processes."""
+    with _BUILDING:
+        return _build_parser()
+
+
 @functools.cache
-def _parser() -> tuple[Lark, _NodeBuilder]:
-    """The LALR parser, built once per process and cached on disk between processes."""
+def _build_parser() -> Lark:
     from lark import Lark
 
     with open(grammar_path(), encoding="utf-8") as f:
@@ -264,7 +284,7 @@ def _parser() -> tuple[Lark, _NodeBuilder]:
     cache = _cache_file(text)
     if cache is not None:
         options["cache"] = cache
-    return Lark(text, **options), builder
+    return Lark(text, **options)
 
 
 def _cache_file(grammar: str) -> str | None:
