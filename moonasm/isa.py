@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 
 class Slot(enum.Enum):
@@ -247,33 +248,22 @@ def cost_of(op: Operation, mode: str, hacker: Hacker | None = None) -> int:
     return op.family.halves(mode)
 
 
-@dataclass(frozen=True)
-class Directive:
-    """A directive: `configuration` ones must come before the first instruction."""
+# The directives are described once, with how each is read, applied and written, in
+# moonasm.lang.directives; `DIRECTIVES` (name -> DirectiveSpec) and `Directive` are that table,
+# imported on first use (module __getattr__), since reading a directive needs the language.
+if TYPE_CHECKING:
+    from moonasm.lang.directives import DirectiveSpec as Directive
 
-    name: str
-    args: str
-    summary: str
-    configuration: bool
+    DIRECTIVES: dict[str, Directive]
 
 
-DIRECTIVES: dict[str, Directive] = {
-    d.name: d
-    for d in (
-        Directive(".bits", "N", "width of every register and RAM module, 1-16 (default 4)", True),
-        Directive(".mode", "coop|versus", "cost rules: versus makes MOV and XCHG cost ½", True),
-        Directive(".players", "N", "number of players, 1-4 (default 1)", True),
-        Directive(".power", "P", "power per turn, in steps of ½ (default unlimited)", True),
-        Directive(".set", "X, V", "start value of a register A-D or a module RAMn", True),
-        Directive(".goal", "V", "the value to bring into A", True),
-        Directive(".hacker", "N, KIND", "player N's hacker: addition|copy|rotation|logic", True),
-        Directive(".disable", "X", "register B-D or an operation unusable (an ERROR event)",
-                  True),
-        Directive(".turn", "N", "start a new turn for player N (power refilled)", False),
-        Directive(".name", '"…"', "the program's name", False),
-        Directive(".author", '"…"', "the program's author", False),
-    )
-}
+def __getattr__(name: str) -> Any:
+    if name in ("DIRECTIVES", "Directive"):
+        from moonasm.lang import directives
+
+        return directives.SPECS if name == "DIRECTIVES" else directives.DirectiveSpec
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 MODES: tuple[str, ...] = ("coop", "versus")
 

@@ -130,14 +130,14 @@ CASES = [
     (".set E, 1", [(1, 6, "semantic", ".set takes a register A-D or a module RAM1-RAM4, not "
                                       "'E'")]),
     (".set RAM2, 1", [(1, 6, "semantic", "RAM2 does not exist with 1 player")]),
-    (".set A, 1\n.set A, 2", [(2, 6, "semantic", "A is set twice (first on line 1)")]),
+    (".set A, 1\n.set A, 2", [(2, 1, "semantic", "A is set twice (first on line 1)")]),
     (".set A", [(1, 1, "semantic", ".set takes X, V, got 1 operand")]),
     (".set A, B", [(1, 9, "semantic", ".set must be a number, not 'B'")]),
     (".hacker 1, adder", [(1, 12, "semantic", "unknown hacker 'adder'; one of addition, copy, "
                                               "rotation, logic")]),
     (".hacker 5, copy", [(1, 9, "semantic", "players are numbered 1-4, not 5")]),
     (".hacker 2, copy", [(1, 9, "semantic", "player 2 is not playing (.players is 1)")]),
-    (".hacker 1, copy\n.hacker 1, logic", [(2, 9, "semantic", "player 1 already has a hacker "
+    (".hacker 1, copy\n.hacker 1, logic", [(2, 1, "semantic", "player 1 already has a hacker "
                                                               "(line 1); one per player")]),
     (".disable A", [(1, 10, "semantic", "register A cannot be disabled (there is no ERROR A)")]),
     (".disable JMP", [(1, 10, "semantic", "only registers B-D and operations can be disabled; "

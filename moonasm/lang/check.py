@@ -9,24 +9,22 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import NamedTuple
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span, shorten
 from moonasm.isa import Operation, Slot
+from moonasm.lang.directives import MAX_BITS, SPECS, DirectiveError, DirectiveSpec
 from moonasm.lang.nodes import Directive, Instruction, Label, Operand
 from moonasm.lang.numbers import (
     MAX_POWER,
     MAX_POWER_HALVES,
     NumberError,
     read_halves,
-    read_number,
     shown,
 )
 from moonasm.lang.parse import Parsed, gc_paused
-
-MAX_BITS = 16
 
 
 class ArgKind(enum.Enum):
@@ -98,6 +96,7 @@ class Config:
     disabled: frozenset[str] = frozenset()  # "B".."D" and mnemonics
     name: str | None = None
     author: str | None = None
+    par: int | None = None  # halves: a puzzle's optimal power (`.par`), for the solver
 
     @property
     def mask(self) -> int:
@@ -185,13 +184,9 @@ class _Checker:
         self.errors: list[Diagnostic] = list(parsed.errors)
         self.usage: list[str] = []
         # configuration as written, with where it was written
-        self.values: dict[str, tuple[object, Span]] = {}
-        self.sets: dict[str, tuple[int, Span]] = {}
-        self.hackers: dict[int, tuple[str, Span]] = {}
-        self.disabled: set[str] = set()
-        self.meta: dict[str, str] = {}
+        self.written: list[tuple[DirectiveSpec, Any, Directive]] = []
+        self.given: dict[str, Span] = {}  # directive keys given once, and where
         # turns under construction
-        self.turn_spans: list[tuple[int, Span]] = []
         self.turns: list[tuple[int, list[Stmt], dict[str, int], dict[str, Span]]] = [
             (1, [], {}, {})]
         self.pending_jumps: list[tuple[int, int, Arg]] = []  # (turn, stmt, arg)
@@ -464,11 +459,20 @@ class _Checker:
 
     # -- directives ------------------------------------------------------------------------
 
+    def literal(self, operand: Operand) -> int | None:
+        """A number operand in halves, with no limit yet; None (reported) if it is not one."""
+        try:
+            return read_halves(operand.text)
+        except NumberError as e:
+            self.error(e.kind, e.message, operand.span)
+            return None
+
     def directive(self, node: Directive) -> None:
+        """A directive, read through its one description (`moonasm.lang.directives`)."""
         name = node.name.lower()
-        spec = isa.DIRECTIVES.get(name)
+        spec = SPECS.get(name)
         if spec is None:
-            hint = suggest(node.name, list(isa.DIRECTIVES))
+            hint = suggest(node.name, list(SPECS))
             self.error("syntax", f"unknown directive '{node.name}'{hint}", node.span)
             return
         if self.bot and (spec.configuration or name == ".turn"):
@@ -479,220 +483,63 @@ class _Checker:
             self.error("semantic", f"configuration directive '{name}' must come before the "
                        "first instruction", node.span)
             return
-        argc = {".set": 2, ".hacker": 2}.get(name, 1)
-        if len(node.operands) != argc:
-            self.error("semantic", f"{name} takes {spec.args}, got {len(node.operands)} "
-                       f"operand{'s' if len(node.operands) != 1 else ''}", node.span)
-            return
-        getattr(self, "d_" + name[1:])(node, *node.operands)
-
-    def literal(self, operand: Operand) -> int | None:
-        """A number operand in halves, with no limit yet; None (reported) if it is not one."""
         try:
-            return read_halves(operand.text)
-        except NumberError as e:
-            self.error(e.kind, e.message, operand.span)
-            return None
-
-    def number(self, operand: Operand, what: str, halves: bool = False) -> int | None:
-        if operand.kind != "number":
-            self.error("semantic", f"{what} must be a number, not '{operand.text}'",
-                       operand.span)
-            return None
-        try:
-            return read_number(operand.text, power=halves)
-        except NumberError as e:
-            if e.reason == "whole":
-                message = f"{what} must be a whole number, not '{operand.text}'"
-            elif e.reason == "half steps":
-                message = f"{what} goes in steps of ½, not '{operand.text}'"
-            elif e.reason == "too large":
-                message = f"{what} goes up to {MAX_POWER:,}, not '{operand.text}'"
-            else:
-                message = e.message
-            self.error(e.kind, message, operand.span)
-            return None
-
-    def once(self, key: str, value: object, span: Span) -> None:
-        if key in self.values:
-            first = self.values[key][1].line
-            self.error("semantic", f"'.{key}' is given twice (first on line {first})", span)
-        else:
-            self.values[key] = (value, span)
-
-    def d_bits(self, node: Directive, arg: Operand) -> None:
-        value = self.number(arg, ".bits")
-        if value is not None:
-            if not 1 <= value <= MAX_BITS:
-                self.error("semantic", f".bits must be 1-{MAX_BITS}, not {shown(value)}", arg.span)
-            else:
-                self.once("bits", value, node.span)
-
-    def d_players(self, node: Directive, arg: Operand) -> None:
-        value = self.number(arg, ".players")
-        if value is not None:
-            if not 1 <= value <= 4:
-                self.error("semantic", f".players must be 1-4, not {shown(value)}", arg.span)
-            else:
-                self.once("players", value, node.span)
-
-    def d_mode(self, node: Directive, arg: Operand) -> None:
-        mode = arg.text.lower()
-        if arg.kind != "word" or mode not in isa.MODES:
-            self.error("semantic", f".mode is coop or versus, not '{arg.text}'"
-                       f"{suggest(arg.text, isa.MODES)}", arg.span)
-        else:
-            self.once("mode", mode, node.span)
-
-    def d_power(self, node: Directive, arg: Operand) -> None:
-        value = self.number(arg, ".power", halves=True)
-        if value is not None:
-            self.once("power", value, node.span)
-
-    def d_goal(self, node: Directive, arg: Operand) -> None:
-        value = self.number(arg, ".goal")
-        if value is not None:
-            self.once("goal", value, node.span)
-            self.width_checks.append((value, arg.span, "goal"))
-
-    def d_set(self, node: Directive, target: Operand, arg: Operand) -> None:
-        where = target.text.upper()
-        if target.kind != "word" or where not in isa.REGISTERS + isa.RAM_WORDS[1:]:
-            self.error("semantic", f".set takes a register A-D or a module RAM1-RAM4, not "
-                       f"'{target.text}'", target.span)
+            value = spec.read(node.operands, node.span)
+        except DirectiveError as e:
+            self.errors.append(e.diagnostic)
             return
-        value = self.number(arg, ".set")
-        if value is None:
-            return
-        if where in self.sets:
-            self.error("semantic", f"{where} is set twice (first on line "
-                       f"{self.sets[where][1].line})", target.span)
-            return
-        self.sets[where] = (value, target.span)
-        self.width_checks.append((value, arg.span, where))
-
-    def d_hacker(self, node: Directive, who: Operand, kind: Operand) -> None:
-        player = self.number(who, ".hacker's player")
-        if player is None:
-            return
-        if not 1 <= player <= 4:
-            self.error("semantic", f"players are numbered 1-4, not {shown(player)}", who.span)
-            return
-        name = kind.text.lower()
-        if name not in isa.HACKERS:
-            self.error("semantic", f"unknown hacker '{kind.text}'; one of "
-                       f"{', '.join(isa.HACKERS)}{suggest(kind.text, list(isa.HACKERS))}",
-                       kind.span)
-            return
-        if player in self.hackers:
-            self.error("semantic", f"player {player} already has a hacker (line "
-                       f"{self.hackers[player][1].line}); one per player", who.span)
-            return
-        self.hackers[player] = (name, who.span)
-
-    def d_disable(self, node: Directive, arg: Operand) -> None:
-        word = arg.text.upper()
-        op = isa.OPERATIONS.get(word) if arg.kind == "word" else None
-        if arg.kind == "word" and word in isa.REGISTERS[1:] or op is not None and \
-                op.is_machine_op:
-            self.disabled.add(word)
-        elif op is not None:
-            self.error("semantic", f"only registers B-D and operations can be disabled; "
-                       f"{word} is control flow", arg.span)
-        elif word == "A":
-            self.error("semantic", "register A cannot be disabled (there is no ERROR A)",
-                       arg.span)
-        else:
-            self.error("semantic", f".disable takes B, C, D or an operation, not "
-                       f"'{arg.text}'{suggest(arg.text, list(isa.OPERATIONS))}", arg.span)
-
-    def d_turn(self, node: Directive, arg: Operand) -> None:
-        player = self.number(arg, ".turn")
-        if player is None:
-            return
-        if not 1 <= player <= 4:
-            self.error("semantic", f"players are numbered 1-4, not {shown(player)}", arg.span)
-            return
-        self.turn_spans.append((player, arg.span))
-        self.turns.append((player, [], {}, {}))
-
-    def d_name(self, node: Directive, arg: Operand) -> None:
-        self.metadata("name", node, arg)
-
-    def d_author(self, node: Directive, arg: Operand) -> None:
-        self.metadata("author", node, arg)
-
-    def metadata(self, key: str, node: Directive, arg: Operand) -> None:
-        if arg.kind != "string":
-            self.error("semantic", f'.{key} takes a string in quotes, like .{key} "…"',
-                       arg.span)
-        else:
-            self.meta[key] = arg.text[1:-1]
+        key = spec.key(value)
+        if key is not None:
+            if key in self.given:
+                self.error("semantic", spec.repeated(value, self.given[key].line), node.span)
+                return
+            self.given[key] = node.span
+        self.written.append((spec, value, node))
+        if name == ".turn":
+            self.turns.append((value, [], {}, {}))
 
     # -- putting it together -----------------------------------------------------------
-
-    def value(self, key: str, default: object) -> object:
-        return self.values[key][0] if key in self.values else default
 
     def config(self) -> Config:
         o = self.overrides
         # A bot is checked for the widest machine unless the game's width is known.
-        default_bits = MAX_BITS if self.bot else 4
-        bits = o.bits if o.bits is not None else int(self.value("bits", default_bits))  # type: ignore
-        players = int(self.value("players", 1))  # type: ignore[call-overload]
-        mask = (1 << bits) - 1
-        sets = {k: v for k, (v, _) in self.sets.items()}
+        config = Config(bits=MAX_BITS if self.bot else 4)
+        for spec, value, _ in self.written:
+            config = spec.apply(config, value)
+        config = replace(
+            config,
+            bits=config.bits if o.bits is None else o.bits,
+            mode=o.mode or config.mode,
+            power=config.power if o.power is None else o.power,
+            sets={**config.sets, **o.sets},
+            goal=config.goal if o.goal is None else o.goal)
+        bits, mask, players = config.bits, config.mask, config.players
         for where, value in o.sets.items():
             if value > mask:
                 self.usage.append(f"--set {where}={shown(value)} does not fit in {bits} bits "
                                   f"(0-{mask})")
-            sets[where] = value
-        goal = o.goal if o.goal is not None else self.value("goal", None)
         if o.goal is not None and o.goal > mask:
             self.usage.append(f"--goal {shown(o.goal)} does not fit in {bits} bits (0-{mask})")
-        overridden = set(o.sets) | ({"goal"} if o.goal is not None else set())
+        for spec, value, node in self.written:
+            for index, message in spec.validate(value, config):
+                self.error("semantic", message, node.operands[index].span)
         for value, span, what in self.width_checks:
-            if value > mask and what not in overridden:
-                label = f"{what} {shown(value)}" if what in ("number", "goal") else \
-                    f"value {shown(value)} for {what}"
-                self.error("semantic", f"{label} does not fit in {bits} bits (0-{mask})", span)
-        # What does not fit never reaches the configuration, even of a program with errors.
-        sets = {where: value for where, value in sets.items() if value <= mask}
-        if goal is not None and goal > mask:  # type: ignore[operator]
-            goal = None
-        for where, (_, span) in self.sets.items():
-            if where.startswith("RAM") and int(where[3:]) > players:
-                self.error("semantic", f"{where} does not exist with {players} player"
-                           f"{'s' if players > 1 else ''}", span)
-        for player, (_, span) in self.hackers.items():
-            if player > players:
-                self.error("semantic", f"player {player} is not playing (.players is "
-                           f"{players})", span)
-        for player, span in self.turn_spans:
-            if player > players:
-                self.error("semantic", f".turn {player} but .players is {players}", span)
+            if value > mask:
+                self.error("semantic", f"{what} {shown(value)} does not fit in {bits} bits "
+                           f"(0-{mask})", span)
         if not self.bot:
             for player, span in self.hack_uses:
                 if player > players:
                     self.error("semantic", f"player {player} is not playing (.players is "
                                f"{players})", span)
-            if goal is None:
+            if config.goal is None:
                 for span in self.goal_uses:
                     self.error("semantic", "GOAL is read but the script declares no .goal",
                                span)
-        power = o.power if o.power is not None else self.value("power", None)
-        return Config(
-            bits=bits,
-            mode=o.mode or str(self.value("mode", "coop")),
-            players=players,
-            power=power,  # type: ignore[arg-type]
-            sets=sets,
-            goal=goal,  # type: ignore[arg-type]
-            hackers={p: k for p, (k, _) in self.hackers.items()},
-            disabled=frozenset(self.disabled),
-            name=self.meta.get("name"),
-            author=self.meta.get("author"),
-        )
+        # What does not fit never reaches the configuration, even of a program with errors.
+        goal = config.goal if config.goal is not None and config.goal <= mask else None
+        return replace(config, goal=goal,
+                       sets={where: v for where, v in config.sets.items() if v <= mask})
 
     def resolve(self, config: Config) -> tuple[Turn, ...]:
         where_defined: dict[str, int] = {}

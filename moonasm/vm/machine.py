@@ -149,14 +149,14 @@ class Machine:
 
     @classmethod
     def from_config(cls, config: Config) -> Machine:
+        """A new machine as the configuration's directives set it up (each directive's one
+        description, `moonasm.lang.directives`, says what it does to a machine)."""
+        from moonasm.lang.directives import directives_of
+
         m = cls(bits=config.bits, mode=config.mode, players=config.players)
-        for where, value in config.sets.items():
-            if where in isa.REGISTERS:
-                m.regs[isa.REGISTERS.index(where)] = value
-            else:
-                m.ram[int(where[3:])] = value
-        m.hackers = {p: isa.HACKERS[k] for p, k in config.hackers.items()}
-        m.disabled = set(config.disabled)
+        for spec, value in directives_of(config):
+            if spec.setup is not None:
+                spec.setup(m, value)
         return m
 
     def begin_turn(self, player: int, power: float) -> None:
