@@ -47,7 +47,7 @@ from moonasm.game.options import EXTRAS, GAME_WIDTHS, MODES, GameOptions
 from moonasm.game.rules import CoopRules, PendingGoal, Rules, VersusRules
 from moonasm.game.state import GameState, copy_machine
 from moonasm.vm.compile import run_turn
-from moonasm.vm.interpret import TurnOutcome
+from moonasm.vm.interpret import TurnOutcome, interpret_turn
 from moonasm.vm.machine import Hooks, Machine
 
 if TYPE_CHECKING:
@@ -95,11 +95,13 @@ class Game:
     def __init__(self, options: GameOptions, names: list[str],
                  on_event: EventSink | None = None, *,
                  deck: Sequence[CardSpec] | None = None,
-                 steps: bool | None = None):
+                 steps: bool | None = None, interpreter: bool = False):
         """Deal the setup at once, reporting it to `on_event`.
 
         `steps` asks for a `Step` event per executed statement (it makes bots run on the
         reference interpreter); by default it is on exactly when `on_event` is given.
+        `interpreter` runs every statement on the reference interpreter even without steps
+        (the differential tests play each game both ways and compare the events).
         `deck` replaces the shuffled deck (tests; see the module docstring).
         """
         problems = options.problems(len(names))
@@ -110,6 +112,7 @@ class Game:
         self.players = len(names)
         self.on_event = on_event
         self.steps = on_event is not None if steps is None else steps
+        self.runner = interpret_turn if interpreter else run_turn
         self.rng = random.Random(options.seed)
         self.per_goal = cards_per_goal(options.bits)
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
@@ -272,7 +275,7 @@ class Game:
         hooks = self._hooks
         if trace is not None or self.steps:
             hooks = Hooks(solved=self._solved, hack=self._hack, trace=self._tracer(trace))
-        outcome = run_turn(m, turn, hooks, self.options.max_steps)
+        outcome = self.runner(m, turn, hooks, self.options.max_steps)
         st.turn_steps += outcome.steps
         fault = outcome.fault
         if fault is not None:
