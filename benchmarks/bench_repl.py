@@ -34,10 +34,10 @@ def run() -> list[tuple[str, float, str, float, str]]:
     from pygments.lexers.python import PythonLexer
 
     from moonasm.repl.lexer import MoonAsmLexer
-    from moonasm.repl.session import Session
+    from moonasm.repl.sandbox import Sandbox
 
     assert len(LINE) == 200 and len(PYTHON) == 200
-    session = Session()
+    session = Sandbox()
     session.feed(".goal 5")  # the line reads GOAL
     lexer = MoonAsmLexer()
     python = PythonLexer()

@@ -17,7 +17,7 @@ from test_solve import run_answer
 from moonasm.learn import Progress, lessons
 from moonasm.learn.session import LearnSession
 from moonasm.repl.app import interactive
-from moonasm.repl.session import FAULT, INVALID
+from moonasm.repl.reply import FAULT, INVALID
 from moonasm.solve import Problem, solve
 
 LESSONS = lessons()
@@ -173,9 +173,9 @@ def test_real_terminal(tmp_path: Path) -> None:
 
 
 def test_sandbox_hint_and_solve() -> None:
-    from moonasm.repl.session import Session
+    from moonasm.repl.sandbox import Sandbox
 
-    s = Session()
+    s = Sandbox()
     assert "there is no goal to reach" in s.feed(":hint").text
     s.feed(".set RAM1, 3")
     s.feed(".goal 6")

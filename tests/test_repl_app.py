@@ -13,17 +13,17 @@ from prompt_toolkit.output import DummyOutput
 
 from moonasm.repl import render
 from moonasm.repl.app import history_path, interactive, piped
-from moonasm.repl.session import Session
+from moonasm.repl.sandbox import Sandbox
 
 
-def run_keys(session: Session, keys: str, history: Path | None = None) -> int:
+def run_keys(session: Sandbox, keys: str, history: Path | None = None) -> int:
     with create_pipe_input() as inp:
         inp.send_text(keys)
         return interactive(session, history, input=inp, output=DummyOutput())
 
 
 def test_statements_undo_and_quit(tmp_path: Path) -> None:
-    s = Session()
+    s = Sandbox()
     rc = run_keys(s, "INC A\rINC A; ROL A\r:undo\r:quit\r", tmp_path / "h" / "history")
     assert rc == 0
     assert s.machine.regs[0] == 2
@@ -32,19 +32,19 @@ def test_statements_undo_and_quit(tmp_path: Path) -> None:
 
 
 def test_enter_on_invalid_line_runs_nothing_and_session_goes_on() -> None:
-    s = Session()
+    s = Sandbox()
     assert run_keys(s, "INC A; MOVE B\rINC B\r:quit\r") == 0
     assert s.machine.regs == [0, 1, 0, 0]
 
 
 def test_ctrl_d_exits_zero_and_ctrl_c_clears() -> None:
-    s = Session()
+    s = Sandbox()
     assert run_keys(s, "INC C\x03INC D\r\x04") == 0
     assert s.machine.regs == [0, 0, 0, 1]
 
 
 def test_alt_enter_makes_a_multiline_input() -> None:
-    s = Session()
+    s = Sandbox()
     assert run_keys(s, "top: INC A\x1b\rCMP A, 3\x1b\rJL top\r:quit\r") == 0
     assert s.machine.regs[0] == 3
 
@@ -52,7 +52,7 @@ def test_alt_enter_makes_a_multiline_input() -> None:
 def test_unwritable_history_is_not_fatal(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
-    s = Session()
+    s = Sandbox()
     assert run_keys(s, "INC A\r:quit\r", blocker / "history") == 0
     assert s.machine.regs[0] == 1
 
@@ -73,7 +73,7 @@ def test_history_path_honours_xdg(monkeypatch: object, tmp_path: Path) -> None:
 
 def test_piped_function() -> None:
     out, err = io.StringIO(), io.StringIO()
-    s = Session(render.DIGITS)
+    s = Sandbox(render.DIGITS)
     rc = piped(s, io.BytesIO(b"INC A\r\n:state\n\xff\nMOVE A\n:quit\nINC A\n"), out, err)
     assert rc == 3 and s.machine.regs[0] == 1  # 3: an input was invalid
     text = out.getvalue()
@@ -89,7 +89,7 @@ def test_piped_function() -> None:
 def test_piped_status_is_that_of_the_first_input_that_failed() -> None:
     def status(text: bytes) -> tuple[int, str]:
         err = io.StringIO()
-        return piped(Session(render.DIGITS), io.BytesIO(text), io.StringIO(), err), \
+        return piped(Sandbox(render.DIGITS), io.BytesIO(text), io.StringIO(), err), \
             err.getvalue()
 
     assert status(b"INC A\n:state\n:help INC\n") == (0, "")
@@ -143,7 +143,7 @@ def test_tab_completes_and_enter_runs() -> None:
     import threading
     import time
 
-    s = Session()
+    s = Sandbox()
     with create_pipe_input() as inp:
         def typist() -> None:
             for chunk in ("IN", "\t", " A", "\r", "MOV B, ", "\t", "\r", "\r",

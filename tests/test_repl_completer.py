@@ -7,7 +7,7 @@ from prompt_toolkit.document import Document
 
 from moonasm import isa
 from moonasm.repl.completer import Context, MoonCompleter, candidates
-from moonasm.repl.session import Session
+from moonasm.repl.sandbox import Sandbox
 
 CTX = Context(labels=("loop", "done"), players=2, player=1)
 
@@ -62,7 +62,7 @@ def test_no_completion_in_comments_or_strings() -> None:
 
 
 def test_prompt_toolkit_completer_uses_labels_of_the_input(tmp_path: object) -> None:
-    session = Session()
+    session = Sandbox()
     completer = MoonCompleter(session)
     text = "top: INC A; JMP t"
     doc = Document(text, len(text))
@@ -78,7 +78,7 @@ def test_prompt_toolkit_completer_uses_labels_of_the_input(tmp_path: object) -> 
 def test_file_completion_after_load(tmp_path: object) -> None:
     import os
 
-    session = Session()
+    session = Sandbox()
     completer = MoonCompleter(session)
     here = os.getcwd()
     try:

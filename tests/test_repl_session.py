@@ -9,20 +9,21 @@ import pytest
 from moonasm import isa
 from moonasm.lang.check import check_source
 from moonasm.repl import render
-from moonasm.repl.session import MAX_INPUT, Session
+from moonasm.repl.reply import MAX_INPUT
+from moonasm.repl.sandbox import Sandbox
 from moonasm.vm.script import run_script
 
 
 @pytest.fixture
-def s() -> Session:
-    return Session(render.DIGITS)
+def s() -> Sandbox:
+    return Sandbox(render.DIGITS)
 
 
-def regs(s: Session) -> list[int]:
+def regs(s: Sandbox) -> list[int]:
     return list(s.machine.regs)
 
 
-def test_statement_changes_lamps_and_marks_them(s: Session) -> None:
+def test_statement_changes_lamps_and_marks_them(s: Sandbox) -> None:
     reply = s.feed("INC A")
     assert reply.ok and reply.ran
     assert regs(s) == [1, 0, 0, 0]
@@ -34,14 +35,14 @@ def test_statement_changes_lamps_and_marks_them(s: Session) -> None:
     assert "power unlimited" in reply.text
 
 
-def test_several_statements_labels_and_jumps(s: Session) -> None:
+def test_several_statements_labels_and_jumps(s: Sandbox) -> None:
     s.feed("loop: INC B; CMP B, 5; JL loop")
     assert regs(s)[1] == 5
     s.feed("MOV A, B\nROL A\nMOV RAM, A")
     assert regs(s)[0] == 10 and s.machine.ram[1] == 10
 
 
-def test_directives_any_time(s: Session) -> None:
+def test_directives_any_time(s: Sandbox) -> None:
     s.feed("INC A")
     r = s.feed(".bits 6; .set A, 0b101010; ROL A")
     assert r.ok, r.text
@@ -59,7 +60,7 @@ def test_directives_any_time(s: Session) -> None:
     assert "disabled" in r.text
 
 
-def test_directive_errors_are_checked_against_current_config(s: Session) -> None:
+def test_directive_errors_are_checked_against_current_config(s: Sandbox) -> None:
     r = s.feed(".set A, 20")
     assert not r.ok and "does not fit in 4 bits" in r.text
     assert s.feed(".bits 5; .set A, 20").ok
@@ -70,7 +71,7 @@ def test_directive_errors_are_checked_against_current_config(s: Session) -> None
     assert not s.feed(".mode cop").ok
 
 
-def test_invalid_input_runs_nothing(s: Session) -> None:
+def test_invalid_input_runs_nothing(s: Sandbox) -> None:
     s.feed("INC A")
     r = s.feed("INC A; MOVE A, B")
     assert not r.ok and not r.ran
@@ -81,7 +82,7 @@ def test_invalid_input_runs_nothing(s: Session) -> None:
     assert "undefined label" in r.text and s.machine.bits == 4
 
 
-def test_validate_reports_first_error_with_position(s: Session) -> None:
+def test_validate_reports_first_error_with_position(s: Sandbox) -> None:
     assert s.validate("INC A") is None
     p = s.validate("INC A; MOVE A, B")
     assert p is not None and "MOV" in p.message and p.index == 7
@@ -92,7 +93,7 @@ def test_validate_reports_first_error_with_position(s: Session) -> None:
     assert s.validate(".bits 8") is None and s.machine.bits == 4
 
 
-def test_faults_explained_with_statement(s: Session) -> None:
+def test_faults_explained_with_statement(s: Sandbox) -> None:
     s.feed(".power 1")
     r = s.feed("NOT A; INC A")
     assert not r.ok
@@ -108,7 +109,7 @@ def test_faults_explained_with_statement(s: Session) -> None:
     assert "overload fault" in r.text
 
 
-def test_undo_to_the_start_of_the_turn(s: Session) -> None:
+def test_undo_to_the_start_of_the_turn(s: Sandbox) -> None:
     s.feed(".power 4")
     s.feed("INC A; ROL A")
     assert regs(s)[0] == 2 and s.machine.power == 2
@@ -121,14 +122,14 @@ def test_undo_to_the_start_of_the_turn(s: Session) -> None:
     assert not r.ok and "start of the turn" in r.text
 
 
-def test_undo_with_loops_and_faults(s: Session) -> None:
+def test_undo_with_loops_and_faults(s: Sandbox) -> None:
     s.feed("l: INC A; CMP A, 3; JL l")
     assert regs(s)[0] == 3
     s.feed(":undo")
     assert regs(s)[0] == 2
 
 
-def test_end_turn_refills_and_cycles_players(s: Session) -> None:
+def test_end_turn_refills_and_cycles_players(s: Sandbox) -> None:
     s.feed(".players 2; .power 2")
     s.feed("INC A; MOV RAM, A")
     r = s.feed(":end")
@@ -141,19 +142,19 @@ def test_end_turn_refills_and_cycles_players(s: Session) -> None:
     assert s.machine.player == 2 and regs(s)[0] == 2
 
 
-def test_goal_reached(s: Session) -> None:
+def test_goal_reached(s: Sandbox) -> None:
     r = s.feed(".goal 2; INC A; INC A")
     assert "goal reached" in r.text
 
 
-def test_help(s: Session) -> None:
+def test_help(s: Sandbox) -> None:
     assert "operations" in s.feed(":help").text
     for op in isa.TABLE:
         text = s.feed(f":help {op.mnemonic.lower()}").text
         assert op.summary in text and op.example in text
         assert "operands" in text and "cost" in text
     assert "1 power" in s.feed(":help NOT").text
-    assert "½" in Session().feed(":help OR").text
+    assert "½" in Sandbox().feed(":help OR").text
     for topic in ("operations", "directives", "commands", "lamps", "power", "hackers", "flow",
                   "keys", "game", ".set", "undo"):
         r = s.feed(f":help {topic}")
@@ -162,7 +163,7 @@ def test_help(s: Session) -> None:
     assert not r.ok and "did you mean" in r.text
 
 
-def test_help_topics_win_over_directives_without_their_dot(s: Session) -> None:
+def test_help_topics_win_over_directives_without_their_dot(s: Sandbox) -> None:
     power = s.feed(":help power").text
     assert power.startswith("Power\n")  # the topic, not the .power directive
     # every operation's cost, grouped from the instruction table
@@ -173,24 +174,24 @@ def test_help_topics_win_over_directives_without_their_dot(s: Session) -> None:
     assert s.feed(":help .power").text.startswith(".power P")
 
 
-def test_unknown_command_did_you_mean(s: Session) -> None:
+def test_unknown_command_did_you_mean(s: Sandbox) -> None:
     r = s.feed(":udno")
     assert not r.ok and "did you mean ':undo'" in r.text
     r = s.feed(":xyzzy")
     assert "unknown command" in r.text
 
 
-def test_state(s: Session) -> None:
+def test_state(s: Sandbox) -> None:
     s.feed(".power 3; .goal 5; INC A")
     text = s.feed(":state").text
     assert "4 bits" in text and "3 a turn" in text and "goal" in text and "1 statement" in text
 
 
-def test_quit(s: Session) -> None:
+def test_quit(s: Sandbox) -> None:
     assert s.feed(":quit").quit and s.feed(":q").quit
 
 
-def test_save_reproduces_the_session(s: Session, tmp_path: Path) -> None:
+def test_save_reproduces_the_session(s: Sandbox, tmp_path: Path) -> None:
     s.feed("INC A; INC A")
     s.feed(".bits 6; .power 4; .players 2")
     s.feed("ROL A; MOV RAM, A")
@@ -210,7 +211,7 @@ def test_save_reproduces_the_session(s: Session, tmp_path: Path) -> None:
     assert not s.feed(f":save {tmp_path}/no/such/dir/x.masm").ok
 
 
-def test_load(s: Session, tmp_path: Path) -> None:
+def test_load(s: Sandbox, tmp_path: Path) -> None:
     f = tmp_path / "p.masm"
     f.write_text(".power 4\nstart: INC A\nCMP A, 2\nJL start\n", encoding="utf-8")
     r = s.feed(f":load {f}")
@@ -230,13 +231,13 @@ def test_load(s: Session, tmp_path: Path) -> None:
     assert not s.feed(":load").ok
 
 
-def test_reset(s: Session) -> None:
+def test_reset(s: Sandbox) -> None:
     s.feed(".bits 6; INC A")
     s.feed(":reset")
     assert s.machine.bits == 4 and regs(s) == [0, 0, 0, 0]
 
 
-def test_nothing_typed_ends_the_session(s: Session) -> None:
+def test_nothing_typed_ends_the_session(s: Sandbox) -> None:
     s.feed("INC A")
     for text in ["(", "MOV A,", ":", "::", ":load", "\x00\x01", "\udcff", "A" * (MAX_INPUT + 1),
                  "INC A; " * 40_000, "0" * 5000, '"', ".bits 99", ".set RAM9, 1", "HACK 1",
@@ -249,14 +250,14 @@ def test_nothing_typed_ends_the_session(s: Session) -> None:
     assert regs(s) == [1, 0, 0, 0]
 
 
-def test_pasted_multiline_program(s: Session) -> None:
+def test_pasted_multiline_program(s: Sandbox) -> None:
     text = "\n".join(["# a pasted program", ".power 7", "start:", "  INC A", "  CMP A, 3",
                       "  JL start", "  MOV RAM, A", ""])
     r = s.feed(text)
     assert r.ok and s.machine.ram[1] == 3
 
 
-def test_toolbar_and_prompt(s: Session) -> None:
+def test_toolbar_and_prompt(s: Sandbox) -> None:
     s.feed(".power 1.5; .goal 6; .disable B; .hacker 1, logic")
     text = render.plain(s.toolbar())
     assert "1½" in text and "0110" in text and "B" in text and "logic" in text
@@ -271,7 +272,7 @@ def test_halves_and_glyphs() -> None:
     assert render.glyphs_for("utf-8", True).on == "●"
 
 
-def test_a_refusal_shows_what_ran_before_it_and_what_did_not_run(s: Session) -> None:
+def test_a_refusal_shows_what_ran_before_it_and_what_did_not_run(s: Sandbox) -> None:
     s.feed(".power 1.5")
     r = s.feed("NOT A; ROL A; INC B")
     assert r.status == 4 and r.ran
@@ -289,7 +290,7 @@ def test_a_refusal_shows_what_ran_before_it_and_what_did_not_run(s: Session) -> 
 
 
 def test_sandbox_starts_with_the_width_and_costs_asked_for() -> None:
-    s = Session(render.DIGITS, bits=8, mode="versus")
+    s = Sandbox(render.DIGITS, bits=8, mode="versus")
     assert s.machine.bits == 8 and s.machine.mode == "versus"
     assert "8 bits, versus costs" in s.feed(":state").text
     s.feed(".power 1; MOV B, A; MOV C, A")  # MOV costs ½ in versus

@@ -16,7 +16,7 @@ from moonasm import docs, isa
 from moonasm.lang.check import ArgKind, Program, check_source
 from moonasm.repl.completer import Context, candidates
 from moonasm.repl.lexer import tokens
-from moonasm.repl.session import Session
+from moonasm.repl.sandbox import Sandbox
 from moonasm.vm.compile import run_turn
 from moonasm.vm.interpret import interpret_turn
 from moonasm.vm.machine import UNLIMITED, UNUSABLE, Hooks, Machine
@@ -439,7 +439,7 @@ def test_completion_offers_state_words_and_their_parameters(before: str,
 
 
 def test_help_lists_and_explains_the_state_operands() -> None:
-    session = Session()
+    session = Sandbox()
     reading = session.feed(":help reading").text
     for state in isa.STATE_OPERANDS:
         assert f"  {state.form:<10} {state.summary}" in reading
@@ -452,7 +452,7 @@ def test_help_lists_and_explains_the_state_operands() -> None:
 
 
 def test_the_sandbox_counts_rounds_by_turns() -> None:
-    session = Session()
+    session = Sandbox()
     session.feed(":end")
     session.feed(":end")
     assert session.machine.state_value("ROUND") == 6

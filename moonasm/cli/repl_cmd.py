@@ -56,11 +56,12 @@ def _game_only_options(args: argparse.Namespace) -> list[str]:
 def main(args: argparse.Namespace) -> int:
     from moonasm.cli.common import UsageError, fail_usage
     from moonasm.repl.render import glyphs_for
-    from moonasm.repl.session import Session
+    from moonasm.repl.sandbox import Sandbox
+    from moonasm.repl.session import BaseSession
 
     interactive = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     glyphs = glyphs_for(sys.stdout.encoding, lamps=interactive)
-    session: Session
+    session: BaseSession
     if args.seats:
         from moonasm.repl.game import BotsInvalid, build_game_session
 
@@ -77,7 +78,7 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"{', '.join(game_only)} {verb} sense only in a game: give the "
                               "SEATs (e.g. 'human examples/bots/counter.masm'); the sandbox "
                               "takes --bits and --mode")
-        session = Session(glyphs, bits=args.bits, mode=args.mode)
+        session = Sandbox(glyphs, bits=args.bits, mode=args.mode)
     if interactive:
         from moonasm.repl.app import history_path
         from moonasm.repl.app import interactive as loop

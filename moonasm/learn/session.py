@@ -12,25 +12,18 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from moonasm.learn import Lesson, Progress
-from moonasm.repl import meta
 from moonasm.repl import render as rd
+from moonasm.repl.commands import command
 from moonasm.repl.render import Fragments, Glyphs
-from moonasm.repl.session import FAULT, INVALID, Reply, Session, Source
+from moonasm.repl.reply import FAULT, INVALID, Reply, Source
+from moonasm.repl.sandbox import Sandbox
 
 if TYPE_CHECKING:
+    from moonasm.repl.session import BaseSession
     from moonasm.solve import Solution
     from moonasm.vm.interpret import TurnOutcome
 
-COMMANDS = [
-    meta.Command(":retry", "", "start this lesson again"),
-    meta.Command(":next", "", "go on to the next lesson"),
-    meta.Command(":back", "", "go back to the previous lesson"),
-    meta.Command(":lessons", "", "every lesson, with the ones you solved"),
-    meta.Command(":lesson", "N", "go to lesson N"),
-]
-
-
-class LearnSession(Session):
+class LearnSession(Sandbox):
     """The sandbox with a lesson loaded; `index` is the lesson being played."""
 
     def __init__(self, lessons: list[Lesson], progress: Progress, glyphs: Glyphs = rd.LAMPS,
@@ -172,16 +165,6 @@ class LearnSession(Session):
 
     # -- the lesson's commands -------------------------------------------------------------------
 
-    def extra_command_specs(self) -> list[meta.Command]:
-        return COMMANDS
-
-    def extra_handler(self, name: str) -> Callable[[str], Reply] | None:
-        handlers: dict[str, Callable[[str], Reply]] = {
-            ":retry": self.cmd_retry,
-            ":next": self.cmd_next, ":back": self.cmd_back, ":lessons": self.cmd_lessons,
-            ":lesson": self.cmd_lesson}
-        return handlers.get(name)
-
     def _go(self, index: int) -> Reply:
         self.load(index)
         reply = Reply()
@@ -217,6 +200,24 @@ class LearnSession(Session):
                       f"{rd.halves(lesson.par, self.glyphs)}{cost}\n")
         reply.add("(* solved at par, + solved, > the lesson you are on)\n", "class:explain")
         return reply
+
+
+def _lesson_command(method: Callable[[LearnSession, str], Reply]) -> Callable[
+        [BaseSession, str], Reply]:
+    def handler(session: BaseSession, arg: str) -> Reply:
+        assert isinstance(session, LearnSession)  # the registry offers it to lessons only
+        return method(session, arg)
+
+    return handler
+
+
+for _name, _args, _summary, _method in (
+        (":retry", "", "start this lesson again", LearnSession.cmd_retry),
+        (":next", "", "go on to the next lesson", LearnSession.cmd_next),
+        (":back", "", "go back to the previous lesson", LearnSession.cmd_back),
+        (":lessons", "", "every lesson, with the ones you solved", LearnSession.cmd_lessons),
+        (":lesson", "N", "go to lesson N", LearnSession.cmd_lesson)):
+    command(_name, _args, _summary, where=LearnSession)(_lesson_command(_method))
 
 
 def _wrap(text: str, width: int = 92) -> str:

@@ -26,7 +26,8 @@ from moonasm.repl import render as rd
 from moonasm.repl.completer import MoonCompleter
 from moonasm.repl.lexer import MoonAsmLexer
 from moonasm.repl.render import Fragments
-from moonasm.repl.session import Reply, Session, Source
+from moonasm.repl.reply import Reply, Source
+from moonasm.repl.session import BaseSession
 from moonasm.repl.toolbar import STYLE, prompt_text, toolbar_text
 from moonasm.repl.validator import MoonValidator
 
@@ -65,7 +66,7 @@ def open_history(path: Path | None) -> tuple[History, str | None]:
     return SafeFileHistory(str(path)), None
 
 
-def make_prompt(session: Session, history: History, *, input: Input | None = None,
+def make_prompt(session: BaseSession, history: History, *, input: Input | None = None,
                 output: Output | None = None) -> PromptSession[str]:
     """The prompt_toolkit session: everything the REPL does while a line is typed."""
     color_depth = ColorDepth.DEPTH_1_BIT if "NO_COLOR" in os.environ else None
@@ -76,7 +77,7 @@ def make_prompt(session: Session, history: History, *, input: Input | None = Non
     return PromptSession(
         message=lambda: prompt_text(session),
         lexer=PygmentsLexer(MoonAsmLexer, sync_from_start=False),
-        completer=MoonCompleter(session, session.extra_command_specs),
+        completer=MoonCompleter(session),
         complete_while_typing=True,
         complete_style=CompleteStyle.COLUMN,
         auto_suggest=AutoSuggestFromHistory(),
@@ -104,7 +105,7 @@ def show(reply: Reply | Fragments, output: Output | None = None) -> None:
                          color_depth=color_depth, include_default_pygments_style=False)
 
 
-def interactive(session: Session, history: Path | None, *, input: Input | None = None,
+def interactive(session: BaseSession, history: Path | None, *, input: Input | None = None,
                 output: Output | None = None) -> int:
     """The terminal REPL. Returns the exit status: 0 after :quit or Ctrl-D."""
     hist, warning = open_history(history)
@@ -155,7 +156,7 @@ def wipe(screen: Output) -> None:
 PIPE_NAME = "<stdin>"  # how diagnostics name piped input, as compilers do
 
 
-def piped(session: Session, stream: IO[bytes] | None = None, out: IO[str] | None = None,
+def piped(session: BaseSession, stream: IO[bytes] | None = None, out: IO[str] | None = None,
           err: IO[str] | None = None) -> int:
     """Read inputs a line at a time from a pipe and print plain results: what ran on `out`,
     what went wrong on `err`, as `<stdin>:LINE:COLUMN`. Returns the exit status: 0 when every

@@ -10,7 +10,7 @@ interactive REPL, never when another subcommand starts).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,9 +21,10 @@ from moonasm import isa
 from moonasm.isa import Slot
 from moonasm.lang.parse import split_statements
 from moonasm.repl import meta
+from moonasm.repl.commands import COMMANDS
 
 if TYPE_CHECKING:
-    from moonasm.repl.session import Session
+    from moonasm.repl.session import BaseSession
 
 
 @dataclass(frozen=True)
@@ -144,11 +145,12 @@ def _filter(cands: Iterable[Candidate], word: str) -> list[Candidate]:
 
 
 def candidates(before_cursor: str, ctx: Context,
-               extra_commands: Iterable[meta.Command] = ()) -> tuple[list[Candidate], str]:
-    """The completions for the text before the cursor, and the word they replace."""
+               session: BaseSession | None = None) -> tuple[list[Candidate], str]:
+    """The completions for the text before the cursor, and the word they replace (the
+    `:commands` those of `session`)."""
     line = before_cursor.rsplit("\n", 1)[-1]
     if line.lstrip().startswith(":"):
-        return _meta_candidates(line.lstrip(), extra_commands)
+        return _meta_candidates(line.lstrip(), session)
     pieces = split_statements(line)
     start, piece = pieces[-1]
     if len(line) > start + len(piece):  # the cursor is in a comment
@@ -176,13 +178,13 @@ def candidates(before_cursor: str, ctx: Context,
     return _filter(operand_candidates(op, operands, ctx), word), word
 
 
-def _meta_candidates(line: str, extra: Iterable[meta.Command]) -> tuple[list[Candidate], str]:
-    commands = list(meta.COMMANDS.values()) + list(extra)
+def _meta_candidates(line: str, session: BaseSession | None) -> tuple[list[Candidate], str]:
+    commands = COMMANDS.serving(session)
     name, sep, arg = line.partition(" ")
     if not sep:
         return [Candidate(c.name, c.summary) for c in commands
                 if c.name.startswith(name.lower())], name
-    command = next((c for c in commands if c.name == meta.ALIASES.get(name, name)), None)
+    command = COMMANDS.resolve(name, session)
     if command is None:
         return [], arg
     if command.argument == "file":
@@ -200,9 +202,8 @@ def _meta_candidates(line: str, extra: Iterable[meta.Command]) -> tuple[list[Can
 class MoonCompleter(Completer):
     """prompt_toolkit completer over `candidates()`, with a session for labels and players."""
 
-    def __init__(self, session: Session, extra: Callable[[], Iterable[meta.Command]] = tuple):
+    def __init__(self, session: BaseSession):
         self.session = session
-        self.extra = extra
         self.paths = PathCompleter(expanduser=True)
 
     def get_completions(self, document: Document,
@@ -211,9 +212,9 @@ class MoonCompleter(Completer):
         if not before.strip() and not complete_event.completion_requested:
             return
         m = self.session.machine
-        ctx = Context(tuple(self.session.labels_in(document.text)),
-                      self.session.config.players, m.player)
-        found, word = candidates(before, ctx, self.extra())
+        ctx = Context(tuple(self.session.labels_in(document.text)), self.session.players,
+                      m.player)
+        found, word = candidates(before, ctx, self.session)
         if found == [FILE]:
             sub = Document(word, len(word))
             yield from self.paths.get_completions(sub, complete_event)

@@ -1,6 +1,7 @@
 """Games at the REPL: `moonasm repl SEAT... --mode coop|versus`, humans and bots at one table.
 
-`GameSession` is a `Session` whose machine belongs to a `moonasm.game.Game`. Humans type their
+`GameSession` is a REPL session (`moonasm.repl.session.BaseSession`) whose machine belongs to a
+`moonasm.game.Game`. Humans type their
 turns (each input runs within the open turn through `Game.run`); bots play theirs as soon as
 their seat comes up, with every statement shown as it runs. The engine's events become lines
 on screen as they happen. In a competitive game a player's goal is secret: it is printed only
@@ -8,8 +9,9 @@ in the toolbar and `:state` during that player's own turn, draws are shown witho
 values, and the session asks to "pass the keyboard" between two different humans.
 
 `:undo` in a game restores the snapshot taken when the turn opened and replays the turn's
-operations but the last (a replay is exact: the engine is deterministic), so it takes back
-goals solved and cards drawn as well as registers and power.
+operations but the last (a replay is exact: the engine is deterministic). It never reaches back
+past a goal solved, a card drawn or a goal shown by HACK (spec §4.3: no one may see a card
+before drawing it). `:save` writes the inputs typed, which replay the game when piped into it.
 """
 
 from __future__ import annotations
@@ -22,25 +24,24 @@ from typing import Any
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
+from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
-from moonasm.game.events import Draw, GameEvent, Solved
 from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
 from moonasm.lang.parse import parse
-from moonasm.repl import meta
+from moonasm.repl import files
 from moonasm.repl import render as rd
+from moonasm.repl.analysis import first_problem
 from moonasm.repl.render import Fragments, Glyphs
-from moonasm.repl.session import (
-    INVALID,
+from moonasm.repl.reply import (
     MAX_INPUT,
     Problem,
     Reply,
-    SandboxConfig,
-    Session,
     Source,
-    offset,
-    one_line,
+    invalid,
     report_fault,
+    too_long,
 )
+from moonasm.repl.session import BaseSession
 
 SHOWN_STEPS = 60  # a bot's operations shown per turn; the rest, and its thinking, counted
 
@@ -57,14 +58,15 @@ class Seat:
         return self.kind == "human"
 
 
-class GameSession(Session):
+class GameSession(BaseSession):
     """One game at one keyboard."""
 
     def __init__(self, options: GameOptions, seats: list[Seat], glyphs: Glyphs = rd.LAMPS, *,
                  cwd: Path | None = None):
+        super().__init__(glyphs, cwd=cwd)
         self.options = options
         self.seats = seats
-        super().__init__(glyphs, cwd=cwd)
+        self.reset()
 
     # -- setting up --------------------------------------------------------------------------
 
@@ -78,15 +80,13 @@ class GameSession(Session):
         self.done: list[Stmt] = []  # operations (and HACKs) run this turn, for :undo
         self.barrier, self.barrier_why = 0, ""  # :undo stops at done[barrier - 1]
         self.moves: list[str] = []  # the inputs that played, for :save
-        self.log = []
-        self.turn_number = 1
-        self.journal = []
-        self.base = ((), ())
-        n = len(self.seats)
-        self.config = SandboxConfig(bits=self.options.bits, mode=self.options.mode, players=n)
         self.game = Game(self.options, [s.name for s in self.seats], self._on_event)
         self.machine = self.game.machine
         self._advance()
+
+    @property
+    def players(self) -> int:
+        return len(self.seats)
 
     @property
     def versus(self) -> bool:
@@ -190,53 +190,104 @@ class GameSession(Session):
 
     # -- events -----------------------------------------------------------------------------
 
-    def _on_event(self, event: GameEvent) -> None:
-        if isinstance(event, Solved):  # after the statement that solved it was recorded
+    def _on_event(self, event: ev.GameEvent) -> None:
+        if isinstance(event, ev.Solved):  # after the statement that solved it was recorded
             self._barrier("a goal was solved", len(self.done))
-        elif isinstance(event, Draw):
+        elif isinstance(event, ev.Draw):
             self._barrier("a card was drawn", len(self.done))
-        handler = getattr(self, "_ev_" + event.EVENT, None)
-        if handler is not None:
-            self.out += handler(event.to_json())
+        self.out += self._show(event)
 
     def _bits(self, value: int | None) -> str:
         if value is None:
             return "?"
         return f"{rd.bits_text(value, self.options.bits)} ({value})"
 
-    def _regs(self, regs: list[int]) -> str:
+    def _regs(self, regs: tuple[int, ...]) -> str:
         return "  ".join(f"{n} {rd.bits_text(v, self.options.bits)}"
                          for n, v in zip(isa.REGISTERS, regs, strict=True))
 
-    def _ev_setup(self, e: dict[str, Any]) -> Fragments:
-        text = f"setup: {self._regs(e['registers'])}; {e['deck']} cards in the deck"
-        if not self.versus and e.get("pending"):
-            text += "; goal " + ", ".join(self._bits(g) for g in e["pending"])
-        return [("class:event", text + "\n")]
+    def _show(self, e: ev.GameEvent) -> Fragments:
+        """An event as lines on screen; in versus, never a goal that is still secret."""
+        match e:
+            case ev.Setup():
+                text = f"setup: {self._regs(e.registers)}; {e.deck} cards in the deck"
+                if not self.versus and e.pending:
+                    text += "; goal " + ", ".join(self._bits(g) for g in e.pending)
+                return [("class:event", text + "\n")]
+            case ev.Draw():
+                return self._show_draw(e)
+            case ev.CardEvent():
+                errors = ", ".join(e.disabled) or "none"
+                return [("class:event", f"event {e.name}: {self._regs(e.registers)}; "
+                         f"errors: {errors}\n")]
+            case ev.Turn():
+                self.bot_steps = self.bot_thinking = 0
+                if self.seats[e.seat - 1].human:
+                    return []
+                return [("class:rule", f"── round {e.round} · {self.seat_name(e.seat)} plays "
+                         f"(power {rd.halves(e.power, self.glyphs) if e.power else 0}) ──\n")]
+            case ev.Skip():
+                return [("class:event", f"{self.seat_name(e.seat)} has no goal and skips the "
+                         "turn\n")]
+            case ev.Step():
+                return self._show_step(e)
+            case ev.EndTurn():
+                return self._show_end_turn()
+            case ev.Solved():
+                return [("class:ok", f"★ {self.seat_name(e.seat)} solved {self._bits(e.goal)}"
+                         f" (score {e.score})\n")]
+            case ev.Fault():
+                if self.seats[e.seat - 1].human:
+                    return []  # the session explains a human's faults itself, with a caret
+                return [("class:fault", f"  {self.seats[e.seat - 1].name:>10} │ {e.kind} "
+                         f"fault: {e.message} (line {e.line})\n")]
+            case ev.Hack():
+                return [("class:event", f"{self.seat_name(e.seat)} hacks player {e.target}: "
+                         f"their goal {self._bits(e.goal)} is shown (GOAL{e.target})\n")]
+            case ev.RoundEnd():
+                text = f"end of round {e.round}: {e.deck} cards left"
+                if not self.versus:
+                    pending = ", ".join(f"{self._bits(p.goal)} in slot {p.slot}"
+                                        for p in e.pending) or "none"
+                    text += f"; pending goals: {pending}; BUGs {e.bugs}"
+                return [("class:event", text + "\n")]
+            case ev.Result():
+                return self._show_result(e)
+        return []
 
-    def _ev_draw(self, e: dict[str, Any]) -> Fragments:
-        card, seat = e["card"], e.get("seat")
-        if e.get("to"):
-            return [("class:event", f"a goal card goes into {e['to']}: "
-                     f"{self._bits(e['value'])}\n")]
-        who = "the table draws" if seat is None else f"{self.seat_name(seat)} draws"
-        if card == "bug":
+    def _show_draw(self, e: ev.Draw) -> Fragments:
+        if e.to:
+            return [("class:event", f"a goal card goes into {e.to}: {self._bits(e.value)}\n")]
+        who = "the table draws" if e.seat is None else f"{self.seat_name(e.seat)} draws"
+        if e.card == "bug":
             what = "a BUG card" + (" (a hack token)" if self.versus else
                                    ": it blocks a goal slot for the rest of the game")
-        elif card == "event":
-            what = f"the event card {e['name']}"
+        elif e.card == "event":
+            what = f"the event card {e.name}"
         elif self.versus:
             what = "a secret goal card"
         else:
-            what = f"the goal card {self._bits(e['value'])}"
+            what = f"the goal card {self._bits(e.value)}"
         return [("class:event", f"{who} {what}\n")]
 
-    def _ev_event(self, e: dict[str, Any]) -> Fragments:
-        errors = ", ".join(e.get("disabled") or []) or "none"
-        return [("class:event", f"event {e['name']}: {self._regs(e['registers'])}; "
-                 f"errors: {errors}\n")]
+    def _show_step(self, e: ev.Step) -> Fragments:
+        if self.seats[e.seat - 1].human:
+            return []
+        op = isa.OPERATIONS.get(e.statement.split()[0])
+        if op is not None and not op.is_machine_op:  # thinking: free, counted, not shown
+            self.bot_thinking += 1
+            return []
+        self.bot_steps += 1
+        if self.bot_steps > SHOWN_STEPS:
+            return []
+        cost = rd.halves(e.cost, self.glyphs) if e.cost else "0"
+        left = "∞" if e.power is None else rd.halves(e.power, self.glyphs)
+        return [("class:bot", f"  {self.seats[e.seat - 1].name:>10} │ "),
+                ("", f"{e.statement:<14}"),
+                ("class:label", f" cost {cost:>2}  left {left:>2}  "),
+                ("", self._regs(e.registers) + "\n")]
 
-    def _ev_end_turn(self, e: dict[str, Any]) -> Fragments:
+    def _show_end_turn(self) -> Fragments:
         hidden = max(0, self.bot_steps - SHOWN_STEPS)
         thinking = self.bot_thinking
         self.bot_steps = self.bot_thinking = 0
@@ -249,74 +300,36 @@ class GameSession(Session):
             return [("class:bot", f"  {'':>10} │ … and {' and '.join(notes)} not shown\n")]
         return []
 
-    def _ev_turn(self, e: dict[str, Any]) -> Fragments:
-        seat = e["seat"]
-        self.bot_steps = self.bot_thinking = 0
-        if self.seats[seat - 1].human:
-            return []
-        return [("class:rule", f"── round {e['round']} · {self.seat_name(seat)} plays "
-                 f"(power {e['power']}) ──\n")]
-
-    def _ev_skip(self, e: dict[str, Any]) -> Fragments:
-        return [("class:event", f"{self.seat_name(e['seat'])} has no goal and skips the "
-                 "turn\n")]
-
-    def _ev_step(self, e: dict[str, Any]) -> Fragments:
-        seat = e["seat"]
-        if self.seats[seat - 1].human:
-            return []
-        op = isa.OPERATIONS.get(e["statement"].split()[0])
-        if op is not None and not op.is_machine_op:  # thinking: free, counted, not shown
-            self.bot_thinking += 1
-            return []
-        self.bot_steps += 1
-        if self.bot_steps > SHOWN_STEPS:
-            return []
-        cost = rd.halves(int(e["cost"] * 2), self.glyphs) if e["cost"] else "0"
-        left = "∞" if e["power"] is None else rd.halves(int(e["power"] * 2), self.glyphs)
-        return [("class:bot", f"  {self.seats[seat - 1].name:>10} │ "),
-                ("", f"{e['statement']:<14}"),
-                ("class:label", f" cost {cost:>2}  left {left:>2}  "),
-                ("", self._regs(e["registers"]) + "\n")]
-
-    def _ev_solved(self, e: dict[str, Any]) -> Fragments:
-        return [("class:ok", f"★ {self.seat_name(e['seat'])} solved {self._bits(e['goal'])}"
-                 f" (score {e['score']})\n")]
-
-    def _ev_fault(self, e: dict[str, Any]) -> Fragments:
-        seat = e["seat"]
-        if self.seats[seat - 1].human:
-            return []  # the session explains a human's faults itself, with the statement
-        return [("class:fault", f"  {self.seats[seat - 1].name:>10} │ {e['kind']} fault: "
-                 f"{e['message']} (line {e['line']})\n")]
-
-    def _ev_hack(self, e: dict[str, Any]) -> Fragments:
-        return [("class:event", f"{self.seat_name(e['seat'])} hacks player {e['target']}: "
-                 f"their goal {self._bits(e['goal'])} is shown (GOAL{e['target']})\n")]
-
-    def _ev_round_end(self, e: dict[str, Any]) -> Fragments:
-        text = f"end of round {e['round']}: {e['deck']} cards left"
-        if not self.versus:
-            pending = ", ".join(f"{self._bits(p['goal'])} in slot {p['slot']}"
-                                for p in e["pending"]) or "none"
-            text += f"; pending goals: {pending}; BUGs {e['bugs']}"
-        return [("class:event", text + "\n")]
-
-    def _ev_result(self, e: dict[str, Any]) -> Fragments:
-        out: Fragments = [("class:help.title", f"game over after {e['rounds']} round"
-                           f"{'s' if e['rounds'] != 1 else ''}: {e['result']}\n")]
-        for p in e["players"]:
-            win = " ★ winner" if p["seat"] in e["winners"] else ""
-            out.append(("", f"  {p['seat']}. {p['name']}: {p['solved']} solved, "
-                        f"{p['faults']} faults{win}\n"))
+    def _show_result(self, e: ev.Result) -> Fragments:
+        out: Fragments = [("class:help.title", f"game over after {e.rounds} round"
+                           f"{'s' if e.rounds != 1 else ''}: {e.result}\n")]
+        for p in e.players:
+            win = " ★ winner" if p.seat in e.winners else ""
+            out.append(("", f"  {p.seat}. {p.name}: {p.solved} solved, {p.faults} faults"
+                        f"{win}\n"))
         if any(s.human for s in self.seats):
             out.append(("class:explain", ":reset plays the same deal again, :quit leaves\n"))
         return out
 
     # -- the screen ------------------------------------------------------------------------
 
-    def _per_turn(self) -> float:
+    def per_turn(self) -> float:
         return self.game.power_for(self.game.seat)
+
+    def _values(self) -> list[int]:
+        m = self.machine
+        return list(m.regs) + [m.ram[m.player]]
+
+    def cpu(self, before: list[int] | None = None) -> Fragments:
+        m = self.machine
+        names = list(isa.REGISTERS) + [f"RAM{m.player}"]
+        out = rd.lamp_rows(names, self._values(), before, m.bits, self.glyphs, m.disabled)
+        return out + rd.power_line(m.power, self.per_turn(), self.glyphs)
+
+    def labels_in(self, text: str) -> list[str]:
+        from moonasm.repl.analysis import labels_in
+
+        return labels_in(text)
 
     def prompt(self) -> str:
         if self.game.finished:
@@ -337,7 +350,7 @@ class GameSession(Session):
             item("game over", str(game.outcome))
             return parts
         item("player", f"{game.seat} {self.seats[game.seat - 1].name}")
-        item("power", f"{rd.halves(m.power, g)} of {rd.halves(self._per_turn(), g)}")
+        item("power", f"{rd.halves(m.power, g)} of {rd.halves(self.per_turn(), g)}")
         if self.versus:
             goal = game.goal_of(game.seat)
             item("your goal", self._bits(goal), "class:toolbar.secret")
@@ -397,17 +410,9 @@ class GameSession(Session):
             "a bot cannot use", "in a game you cannot use"), d.span) for d in result.errors]
         return result.program, errors, parsed.lines
 
-    def validate(self, text: str) -> Problem | None:
-        if not text.strip() or text.lstrip().startswith(":"):
-            return super().validate(text)
-        if len(text) > MAX_INPUT:
-            return Problem(self._too_long(len(text)), 0)
+    def check_input(self, text: str) -> Problem | None:
         _, errors, _ = self._check(text)
-        if errors:
-            first = errors[0]
-            return Problem(f"{first.line}:{first.column}: {first.message}",
-                           offset(text, first.line, first.column))
-        return None
+        return first_problem(errors, text)
 
     def _not_your_turn(self) -> Reply | None:
         if self.game.finished:
@@ -421,13 +426,11 @@ class GameSession(Session):
         if refused is not None:
             return refused
         if len(text) > MAX_INPUT:
-            return Reply.refused(self._too_long(len(text)))
+            return Reply.refused(too_long(len(text)))
         program, errors, lines = self._check(text)
         if program is None:
-            reply.fail(INVALID, rd.diagnostics(errors, lines, where.name, where.first_line))
-            reply.add("nothing was run\n", "class:explain", problem=True)
-            return reply
-        _, before = self._rows()
+            return invalid(reply, errors, lines, where)
+        before = self._values()
         ended = [False]
         done = len(self.done)
 
@@ -437,7 +440,7 @@ class GameSession(Session):
                 ended[0] = True
 
         turn = program.turns[0]
-        self.moves.append(one_line(text))
+        self.moves.append(files.one_line(text))
         outcome = self.game.run(turn, trace)
         reply.ran = True
         reply.add(self._flush())
@@ -453,10 +456,7 @@ class GameSession(Session):
 
     # -- commands ------------------------------------------------------------------------------
 
-    def extra_command_specs(self) -> list[meta.Command]:
-        return []
-
-    def cmd_end(self, arg: str) -> Reply:
+    def end(self) -> Reply:
         refused = self._not_your_turn()
         if refused is not None:
             return refused
@@ -466,7 +466,7 @@ class GameSession(Session):
         reply.add(self._flush())
         return reply
 
-    def cmd_undo(self, arg: str) -> Reply:
+    def undo(self) -> Reply:
         refused = self._not_your_turn()
         if refused is not None:
             return refused
@@ -478,7 +478,7 @@ class GameSession(Session):
                 ":undo never reaches back past that (no one may see a card before drawing "
                 "it)")
         game = self.game
-        _, before = self._rows()
+        before = self._values()
         power = self.machine.power
         undone = self.done[-1]
         replay = self.done[:-1]
@@ -487,7 +487,7 @@ class GameSession(Session):
         game.faults = faults
         self.done = []
         if replay:
-            sink: Callable[[GameEvent], None] | None = game.on_event
+            sink: Callable[[ev.GameEvent], None] | None = game.on_event
             game.on_event = None
             try:
                 game.run(Turn(game.seat, tuple(replay)), self._record)
@@ -518,7 +518,7 @@ class GameSession(Session):
         elif why not in self.barrier_why:
             self.barrier_why += " and " + why
 
-    def cmd_reset(self, arg: str) -> Reply:
+    def restart(self) -> Reply:
         self.reset()
         reply = Reply()
         reply.add("the game starts again with the same deal\n", "class:note")
@@ -544,22 +544,14 @@ class GameSession(Session):
                   "--seed", str(o.seed)]
         return shlex.join(words)
 
-    def cmd_save(self, arg: str) -> Reply:
+    def save(self, arg: str) -> Reply:
         """The humans' inputs so far, one a line: piped into the same game, they play it
         again exactly (the seed deals the cards; the bots play themselves)."""
-        if not arg:
-            return Reply.refused("usage: :save FILE")
-        path = self._path(arg)
         command = self.command_line()
-        text = ("# the inputs typed in a moonasm repl game; to play them again:\n"
-                f"#   {command} < {arg}\n" + "".join(m + "\n" for m in self.moves))
-        try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as e:
-            return Reply.refused(f"cannot save '{arg}': {e.strerror or e}")
-        return Reply([("class:note", f"saved the {len(self.moves)} inputs typed so far to "
-                       f"'{arg}'; `{command} < {arg}` plays the game again up to here "
-                       "(the seed alone deals the cards, not the moves)\n")])
+        refused = files.write(self.path(arg), arg, files.game_inputs(command, arg, self.moves))
+        return refused or Reply.note(
+            f"saved the {len(self.moves)} inputs typed so far to '{arg}'; `{command} < {arg}` "
+            "plays the game again up to here (the seed alone deals the cards, not the moves)")
 
 
 def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from prompt_toolkit.application import run_in_terminal
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from moonasm.repl.session import MAX_INPUT
+from moonasm.repl.reply import MAX_INPUT
 
 HISTORY_LIMIT = 10_000  # characters: longer inputs are not kept in the history
 

@@ -1,43 +1,19 @@
-"""The REPL's meta-commands (`:help`, `:undo`, …) and the help texts, built from the table.
-
-Every word `:help` shows about an operation or a directive comes from `moonasm.isa`, so the
-help cannot drift from what the checker and the machine do.
+"""The REPL's help texts, built from the tables: `:help` about an operation or a directive
+comes from `moonasm.isa`, about a command from the command registry
+(`moonasm.repl.commands`), so the help cannot drift from what the REPL does.
 """
 
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from moonasm import isa
+from moonasm.repl.commands import COMMANDS
+
+if TYPE_CHECKING:
+    from moonasm.repl.session import BaseSession
 from moonasm.repl.render import Fragments, Glyphs, halves, op_summary
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str  # with its colon
-    args: str
-    summary: str
-    argument: str = ""  # what to complete after it: "topic", "file" or ""
-
-
-COMMANDS: dict[str, Command] = {
-    c.name: c
-    for c in (
-        Command(":help", "[TOPIC|OP]", "topics, or one operation, directive or command",
-                "topic"),
-        Command(":state", "", "the whole machine and its configuration"),
-        Command(":undo", "", "take back the last statement of this turn (power refunded)"),
-        Command(":end", "", "end the turn: the next player's turn, power refilled"),
-        Command(":hint", "", "the next operation of a cheapest way to the goal, and why"),
-        Command(":solve", "", "a whole cheapest way to the goal from here (the solver's)"),
-        Command(":load", "FILE", "run a file's statements as this input", "file"),
-        Command(":save", "FILE", "write a .masm script that reproduces the session", "file"),
-        Command(":reset", "", "start the sandbox afresh (4 bits, 1 player, unlimited power)"),
-        Command(":quit", "", "leave the REPL (Ctrl-D does the same)"),
-    )
-}
-ALIASES = {":q": ":quit", ":exit": ":quit", ":h": ":help", ":?": ":help", ":u": ":undo"}
 
 TOPICS: dict[str, str] = {
     "operations": "every operation, its operands and its cost",
@@ -51,25 +27,6 @@ TOPICS: dict[str, str] = {
     "keys": "keyboard shortcuts",
     "game": "playing a game at the REPL",
 }
-
-
-def split(text: str) -> tuple[str, str]:
-    """`:help INC` -> (":help", "INC")."""
-    stripped = text.strip()
-    name, _, arg = stripped.partition(" ")
-    return name.lower(), arg.strip()
-
-
-def resolve(name: str) -> str | None:
-    """The command a typed name means, or None."""
-    name = ALIASES.get(name, name)
-    return name if name in COMMANDS else None
-
-
-def unknown(name: str) -> str:
-    match = difflib.get_close_matches(name, list(COMMANDS), n=1, cutoff=0.5)
-    hint = f" (did you mean '{match[0]}'?)" if match else ""
-    return f"unknown command '{name}'{hint}; :help commands lists them"
 
 
 def _title(text: str) -> Fragments:
@@ -163,14 +120,15 @@ def help_directive(d: isa.Directive) -> Fragments:
     return out
 
 
-def help_commands() -> Fragments:
+def help_commands(session: BaseSession | None = None) -> Fragments:
     out = _title("Commands")
-    for c in COMMANDS.values():
+    for c in COMMANDS.serving(session):
         out += _row(f"{c.name} {c.args}".strip(), c.summary)
     return out
 
 
-def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
+def help_text(topic: str, glyphs: Glyphs,
+              session: BaseSession | None = None) -> Fragments | str:
     """The help for a topic, an operation or a directive; a string is an error message."""
     key = topic.strip()
     if not key:
@@ -181,7 +139,7 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     if low == "directives":
         return help_directives()
     if low in ("commands", "meta"):
-        return help_commands()
+        return help_commands(session)
     op = isa.OPERATIONS.get(key.upper())
     if op is not None:
         return help_operation(op, glyphs)
@@ -193,9 +151,8 @@ def help_text(topic: str, glyphs: Glyphs) -> Fragments | str:
     directive = isa.DIRECTIVES.get(low) or isa.DIRECTIVES.get("." + low)
     if directive is not None:
         return help_directive(directive)
-    command = resolve(low if low.startswith(":") else ":" + low)
-    if command is not None:
-        c = COMMANDS[command]
+    c = COMMANDS.resolve(low if low.startswith(":") else ":" + low, session)
+    if c is not None:
         return _title(f"{c.name} {c.args}".strip() + f" — {c.summary}")
     words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES) + list(isa.STATE_WORDS)
     match = difflib.get_close_matches(low, [w.lower() for w in words], n=1, cutoff=0.5)

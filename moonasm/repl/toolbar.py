@@ -14,7 +14,7 @@ from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.styles import Style
 
 if TYPE_CHECKING:
-    from moonasm.repl.session import Session
+    from moonasm.repl.session import BaseSession
 
 STYLE = Style.from_dict({
     # the lexer's categories (moonasm.repl.lexer), as prompt_toolkit names Pygments tokens
@@ -70,7 +70,7 @@ STYLE = Style.from_dict({
 })
 
 
-def prompt_text(session: Session) -> FormattedText:
+def prompt_text(session: BaseSession) -> FormattedText:
     """The prompt, red with a ✗ while the line being typed is invalid."""
     invalid = False
     try:
@@ -83,5 +83,5 @@ def prompt_text(session: Session) -> FormattedText:
     return FormattedText([("class:prompt", text)])
 
 
-def toolbar_text(session: Session) -> FormattedText:
+def toolbar_text(session: BaseSession) -> FormattedText:
     return FormattedText(session.toolbar())

@@ -13,11 +13,11 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.validation import ValidationError, Validator
 
 if TYPE_CHECKING:
-    from moonasm.repl.session import Session
+    from moonasm.repl.session import BaseSession
 
 
 class MoonValidator(Validator):
-    def __init__(self, session: Session):
+    def __init__(self, session: BaseSession):
         self.session = session
 
     def validate(self, document: Document) -> None:

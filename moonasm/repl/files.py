@@ -1,0 +1,107 @@
+"""The REPL's file I/O: reading a `:load` file, and what `:save` writes — a sandbox's `.masm`
+script (`moonasm run` replays it) or a game's typed inputs (piped into the same game, they
+play it again)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from moonasm import isa
+from moonasm.repl.reply import MAX_INPUT, Reply, Source, too_long
+
+if TYPE_CHECKING:
+    from moonasm.repl.sandbox import SandboxConfig
+
+__all__ = ["Source", "game_inputs", "read_input", "resolve", "sandbox_script", "write"]
+
+
+def resolve(arg: str, cwd: Path | None) -> Path:
+    """The file a `:load`/`:save` argument names (quotes and `~` allowed)."""
+    path = Path(os.path.expanduser(arg.strip().strip('"')))
+    if cwd is not None and not path.is_absolute():
+        path = cwd / path
+    return path
+
+
+def read_input(path: Path, arg: str) -> str | Reply:
+    """A file's text to run as one input, or the refusal to show."""
+    from moonasm.lang.parse import decode
+
+    try:
+        size = path.stat().st_size
+        if size > MAX_INPUT * 4:
+            return Reply.refused(f"cannot load '{arg}': {too_long(size)}")
+        text = decode(path.read_bytes())
+    except OSError as e:
+        return Reply.refused(f"cannot load '{arg}': {e.strerror or e}")
+    if not text.strip():
+        return Reply.note(f"'{arg}' holds no statements")
+    return text
+
+
+def write(path: Path, arg: str, text: str) -> Reply | None:
+    """Write `text`; a refusal to show when it cannot be written."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        return Reply.refused(f"cannot save '{arg}': {e.strerror or e}")
+    return None
+
+
+def sandbox_script(config: SandboxConfig, base: tuple[Sequence[int], Sequence[int]],
+                   turns: list[tuple[int, list[str]]]) -> str:
+    """A .masm script that brings a fresh machine to a sandbox's state: its configuration,
+    the machine at the last directive (`base`), then each turn's operations."""
+    c = config
+    out = ["# a moonasm repl session", f".bits {c.bits}"]
+    if c.mode != "coop":
+        out.append(f".mode {c.mode}")
+    if c.players != 1:
+        out.append(f".players {c.players}")
+    if c.power is not None:
+        out.append(f".power {isa.format_halves(c.power)}")
+    for player, kind in sorted(c.hackers.items()):
+        out.append(f".hacker {player}, {kind}")
+    for what in sorted(c.disabled):
+        out.append(f".disable {what}")
+    if c.goal is not None:
+        out.append(f".goal {c.goal}")
+    regs, ram = base
+    for i, value in enumerate(regs):
+        if value:
+            out.append(f".set {isa.REGISTERS[i]}, 0b{value:0{c.bits}b}")
+    for player in range(1, c.players + 1):
+        if ram[player]:
+            out.append(f".set RAM{player}, 0b{ram[player]:0{c.bits}b}")
+    for index, (player, texts) in enumerate(turns):
+        if index or player != 1:
+            out.append(f".turn {player}")
+        out.extend(texts)
+    return "\n".join(out) + "\n"
+
+
+def game_inputs(command: str, arg: str, inputs: list[str]) -> str:
+    """A game's typed inputs, one a line, under the command line that deals the same game."""
+    return ("# the inputs typed in a moonasm repl game; to play them again:\n"
+            f"#   {command} < {arg}\n" + "".join(line + "\n" for line in inputs))
+
+
+def one_line(text: str) -> str:
+    """An input as one line that means the same: comments dropped, line breaks as `;`."""
+    from pygments.token import Comment
+
+    from moonasm.repl.lexer import tokens
+
+    lines: list[str] = []
+    line: list[str] = []
+    for _, token, piece in tokens(text, meta=False):
+        if piece == "\n":
+            lines.append("".join(line).strip())
+            line = []
+        elif token not in Comment:
+            line.append(piece)
+    lines.append("".join(line).strip())
+    return "; ".join(line for line in lines if line)
