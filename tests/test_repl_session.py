@@ -299,3 +299,35 @@ def test_sandbox_starts_with_the_width_and_costs_asked_for() -> None:
     r = s.feed(":reset")
     assert "8 bits, 1 player, unlimited power, versus costs" in r.text
     assert s.machine.bits == 8 and s.config.mode == "versus"
+
+
+def test_a_command_registered_elsewhere_is_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    from moonasm.repl import commands
+    from moonasm.repl.completer import Context, candidates
+    from moonasm.repl.reply import Reply
+
+    registry = commands.COMMANDS
+    monkeypatch.setattr(registry, "_commands", dict(registry._commands))
+    monkeypatch.setattr(registry, "_aliases", dict(registry._aliases))
+
+    @commands.command(":hint", "[N]", "a next operation that brings the goal closer",
+                      aliases=(":hi",))
+    def hint(session: object, arg: str) -> Reply:
+        return Reply.note(f"hint {arg or 1}")
+
+    s = Sandbox(render.DIGITS)
+    assert s.feed(":hint 2").text == "hint 2\n" and s.feed(":hi").text == "hint 1\n"
+    assert s.validate(":hint") is None
+    assert "  :hint [N]      a next operation that brings the goal closer" in \
+        s.feed(":help commands").text
+    assert s.feed(":help hint").text.startswith(":hint [N] — a next operation")
+    assert [c.text for c in candidates(":hi", Context())[0]] == [":hint"]
+    assert "did you mean ':hint'" in s.feed(":hnit").text
+    with pytest.raises(ValueError, match=":hint is registered twice"):
+        commands.command(":hint", "", "again")(hint)
+
+
+def test_help_commands_lists_the_registry_in_order(s: Sandbox) -> None:
+    text = s.feed(":help commands").text
+    names = [line.split()[0] for line in text.splitlines()[1:]]
+    assert names == [":help", ":state", ":undo", ":end", ":load", ":save", ":reset", ":quit"]
