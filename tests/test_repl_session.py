@@ -310,24 +310,38 @@ def test_a_command_registered_elsewhere_is_everywhere(monkeypatch: pytest.Monkey
     monkeypatch.setattr(registry, "_commands", dict(registry._commands))
     monkeypatch.setattr(registry, "_aliases", dict(registry._aliases))
 
-    @commands.command(":hint", "[N]", "a next operation that brings the goal closer",
-                      aliases=(":hi",))
-    def hint(session: object, arg: str) -> Reply:
-        return Reply.note(f"hint {arg or 1}")
+    @commands.command(":peek", "[N]", "the next N cards of the deck (a test's command)",
+                      aliases=(":pk",))
+    def peek(session: object, arg: str) -> Reply:
+        return Reply.note(f"peek {arg or 1}")
 
     s = Sandbox(render.DIGITS)
-    assert s.feed(":hint 2").text == "hint 2\n" and s.feed(":hi").text == "hint 1\n"
-    assert s.validate(":hint") is None
-    assert "  :hint [N]      a next operation that brings the goal closer" in \
+    assert s.feed(":peek 2").text == "peek 2\n" and s.feed(":pk").text == "peek 1\n"
+    assert s.validate(":peek") is None
+    assert "  :peek [N]      the next N cards of the deck (a test's command)" in \
         s.feed(":help commands").text
-    assert s.feed(":help hint").text.startswith(":hint [N] — a next operation")
-    assert [c.text for c in candidates(":hi", Context())[0]] == [":hint"]
-    assert "did you mean ':hint'" in s.feed(":hnit").text
-    with pytest.raises(ValueError, match=":hint is registered twice"):
-        commands.command(":hint", "", "again")(hint)
+    assert s.feed(":help peek").text.startswith(":peek [N] — the next N cards")
+    assert [c.text for c in candidates(":pe", Context())[0]] == [":peek"]
+    assert "did you mean ':peek'" in s.feed(":peke").text
+    with pytest.raises(ValueError, match=":peek is registered twice"):
+        commands.command(":peek", "", "again")(peek)
 
 
 def test_help_commands_lists_the_registry_in_order(s: Sandbox) -> None:
     text = s.feed(":help commands").text
     names = [line.split()[0] for line in text.splitlines()[1:]]
-    assert names == [":help", ":state", ":undo", ":end", ":load", ":save", ":reset", ":quit"]
+    assert names == [":help", ":state", ":undo", ":end", ":hint", ":solve", ":load", ":save",
+                     ":reset", ":quit"]
+
+
+def test_a_lesson_s_commands_belong_to_lessons_only(s: Sandbox, tmp_path: Path) -> None:
+    from moonasm.learn import Progress, lessons
+    from moonasm.learn.session import LearnSession
+
+    lesson = LearnSession(lessons(), Progress.load(tmp_path / "learn.json"), render.DIGITS)
+    assert lesson.feed(":next").ok and lesson.index == 1
+    assert ":lessons" in lesson.feed(":help commands").text
+    r = s.feed(":next")  # the registry knows :next, but a sandbox has no lessons
+    assert r.status == 3 and "unknown command ':next'" in r.text
+    assert ":lessons" not in s.feed(":help commands").text
+    assert s.validate(":retry") is not None
