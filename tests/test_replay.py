@@ -201,6 +201,23 @@ def test_fault_shows_the_statement_from_the_bot_source(
     assert "MOV A, RAM1" not in out and "MOV A, RAM2" not in out
 
 
+def test_caret_under_the_operand_at_fault(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A real game: ERROR B disables B, and the caret underlines `B`, not `B,` nor `XOR`."""
+    bot = tmp_path / "xorb.masm"
+    bot.write_text(".name \"xorb\"\nXOR B, C\n")
+    for seed in range(40):
+        log = play(tmp_path, "game.jsonl", str(bot), "--events", "--seed", str(seed))
+        if '"kind":"disabled"' in log.read_text():
+            break
+    else:
+        pytest.fail("no seed gave an ERROR B")
+    code, out, _ = replay(capsys, str(log))
+    assert code == 0
+    assert "disabled fault at line 2, column 5" in out
+    assert "       2 | XOR B, C\n             |     ^\n" in out
+
+
 def test_fault_statement_from_an_earlier_step(tmp_path: Path,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     events = [COOP[4], COOP[5], COOP[7],
