@@ -278,6 +278,51 @@ def test_the_header_records_the_directory_the_game_was_played_in(
     assert (code, err) == (0, "") and "verified" in out
 
 
+def _card(draw: dict[str, Any]) -> str:
+    return {"goal": str(draw["value"]), "bug": "BUG"}.get(draw["card"], str(draw["name"]))
+
+
+@pytest.mark.parametrize("mode", ["coop", "versus"])
+def test_the_header_records_the_deal(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                     monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
+    """An auditor replays every draw from the header's deck: each card drawn is the next one
+    of the deal, and a game dealt from that deck is the logged game."""
+    from moonasm.game.bots import bot
+    from moonasm.game.engine import Game
+    from moonasm.game.events import json_sink
+    from moonasm.game.log import options_from_header
+
+    monkeypatch.chdir(ROOT)
+    log = tmp_path / "game.jsonl"
+    assert main(["play", "examples/bots/builder.masm", "examples/bots/hoarder.masm", "--mode",
+                 mode, "--events", "--level", "medium", "--seed", "11", "--log",
+                 str(log)]) == 0
+    capsys.readouterr()
+    objs = lines_of(log)
+    deck = objs[0]["deck"]
+    assert [_card(o) for o in objs if o.get("event") == "draw"] == deck[:len(
+        [o for o in objs if o.get("event") == "draw"])]
+    events: list[dict[str, Any]] = []
+    names = [p["name"] for p in objs[0]["players"]]
+    programs = [bot((ROOT / p["file"]).read_text()) for p in objs[0]["players"]]
+    Game(options_from_header(objs[0]), names, json_sink(events.append), deck=deck).play(
+        programs)
+    assert events == objs[1:]
+
+
+def test_a_forged_deal_does_not_verify(game: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    objs = lines_of(game)
+    objs[0]["deck"][0], objs[0]["deck"][1] = objs[0]["deck"][1], objs[0]["deck"][0]
+    rewrite(game, objs)
+    code, out, err = replay(capsys, str(game), "--verify")
+    assert (code, out) == (1, "")
+    assert f"{game}:1: error: the game played again differs from the log" in err
+    objs[0]["deck"][0] = "JOKER"
+    rewrite(game, objs)
+    code, out, err = replay(capsys, str(game))
+    assert code == 3 and "\"deck\" is [\"JOKER\"" in err
+
+
 # -- --json: one object whatever happens, the same exit status ----------------------------------
 
 

@@ -60,11 +60,24 @@ def sha256(data: bytes) -> str:
 def header(options: GameOptions, players: list[dict[str, Any]],
            cwd: str | None = None) -> dict[str, Any]:
     """The first line: format, version, seed, configuration, the directory the bot files'
-    names are relative to (`cwd`, default the current one) and each seat's bot as
-    `{"seat", "name", "file", "sha256"}`."""
-    return {"format": FORMAT, "version": VERSION, "seed": options.seed,
-            "config": options.config_json(len(players)),
-            "cwd": os.getcwd() if cwd is None else cwd, "players": players}
+    names are relative to (`cwd`, default the current one), the whole deal in draw order
+    (`deck`, when the players are named: the deal depends on how many there are) and each
+    seat's bot as `{"seat", "name", "file", "sha256"}`."""
+    head: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": options.seed,
+                            "config": options.config_json(len(players)),
+                            "cwd": os.getcwd() if cwd is None else cwd}
+    if players:
+        head["deck"] = dealt(options, len(players))
+    head["players"] = players
+    return head
+
+
+def dealt(options: GameOptions, players: int) -> list[str]:
+    """The deal of a game with these options, in draw order, as short card names (`"5"`,
+    `"BUG"`, `"RESET A"`): the engine deals it from the seed alone, before any bot plays."""
+    from moonasm.game.engine import Game
+
+    return Game(options, [""] * players).dealt_json
 
 
 class LogWriter:
@@ -159,6 +172,9 @@ def _is_card_value(v: Any) -> bool:
 def _is_event_name(v: Any) -> bool:
     return v in EVENT_NAMES
 
+
+# Every card as a header's "deck" names it.
+_CARDS = (*(str(v) for v in range(16)), "BUG", "BUG", *EVENT_NAMES)
 
 # The names an ERROR card can disable ("ERROR ROL" disables "ROL").
 _DISABLEABLE = tuple(n.split(" ", 1)[1] for n in EVENT_NAMES if n.startswith("ERROR "))
@@ -266,6 +282,10 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
     if "cwd" in obj and not _is_file_name(obj["cwd"]):
         raise LogError(line, f"the header: \"cwd\" is {_shown(obj['cwd'])}, not a directory "
                        "name (not empty, no NUL)")
+    if "deck" in obj and not (isinstance(obj["deck"], list) and len(obj["deck"]) <= len(_CARDS)
+                              and all(card in _CARDS for card in obj["deck"])):
+        raise LogError(line, f"the header: \"deck\" is {_shown(obj['deck'])}, not a list of "
+                       "cards (\"5\", \"BUG\", \"RESET A\", ...)")
     config = obj["config"]
     _check_keys(config, CONFIG_KEYS, "the header's \"config\"", line)
     players = obj["players"]
