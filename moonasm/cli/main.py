@@ -41,6 +41,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "solve": ("solve_cmd", "find a provably cheapest program that reaches a goal"),
     "grade": ("grade_cmd", "grade a class's answers to puzzles against the optimum"),
     "learn": ("learn_cmd", "learn MOON step by step, from binary to hacker budgets"),
+    "fmt": ("fmt_cmd", "rewrite programs in the canonical layout"),
+    "lsp": ("lsp_cmd", "the language server for editors (stdio)"),
 }
 
 

@@ -1,0 +1,7 @@
+"""`moonasm lsp`: a Language Server for MOON assembly, over standard input and output.
+
+`analysis` works out what an editor asks about a document — diagnostics, the label or word
+under the cursor, completions, hovers, symbols — from the checker, the instruction table and
+the REPL's completion logic, in plain Python; `server` wires it to the Language Server
+Protocol with pygls (an optional extra: `pip install 'moonasm[lsp]'`).
+"""
