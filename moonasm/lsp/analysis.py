@@ -124,7 +124,7 @@ def diagnostics(text: str) -> list[tuple[Diagnostic, str]]:
 
     result = check_document(parse(text))
     found = [(d, "error") for d in result.errors]
-    found += [(d, "warning") for d in getattr(result, "warnings", [])]
+    found += [(d, "warning") for d in result.warnings]
     return found
 
 
