@@ -1,12 +1,32 @@
-"""The fast form of a turn: each basic block becomes one generated Python function.
+"""The fast form of a turn: hot regions of it become one generated Python function each.
 
-A block runs its statements on local variables with the costs, the width and the operand
-places baked in. Every rule is still enforced: on entry the block checks, in a few
-comparisons, that none of its statements can fault (enough power and steps for the whole block,
-nothing it uses disabled, only the acting player's own RAM, goals it reads shown) and that no
-free hacker use could change a cost. When any of that fails it returns None and the reference
-interpreter runs the statements one by one, so a fault is found at the exact statement, with
-the machine as it was before it.
+Design (issue 9):
+
+* **Regions, not blocks.** A turn is cut into basic blocks, and runs of consecutive blocks of
+  up to `REGION_MAX` statements form a region; a bot's whole turn is one region. A compiled
+  region is one function holding all its blocks, with its own `pc` dispatch (a binary tree of
+  comparisons) inside one `while` loop, so a jump between blocks costs a few comparisons, not
+  a Python call, a tuple and a dictionary lookup. Registers, the comparison, power spent and
+  the hacker's free uses live in local variables; every exit writes *all* of them back.
+* **Every rule still holds exactly.** Each block starts with a guard: enough steps and power
+  for the whole block (at full price), nothing it uses disabled or an extra operation where
+  extras are not simply on, only the acting player's own RAM, goals it reads readable. When
+  a guard fails the function returns and the reference interpreter runs that block statement
+  by statement, so a fault is found at its exact statement with the machine untouched. After
+  every machine operation A is compared with the target; on a match the function returns
+  (status SOLVED) and the driver calls `Hooks.solved` at exactly that statement, then comes
+  back in at the next one. HACK always runs in the interpreter.
+* **Compile only what pays.** Generating and compiling Python costs far more than
+  interpreting a statement once (about `HOT_RATIO` times more), so a region is compiled only
+  once the interpreter has executed `HOT_RATIO` steps per statement of it: loops within a run,
+  bots played turn after turn. Code that runs once per run (a long straight-line script) stays
+  interpreted, and is never slower on a later run than on its first. Compiling a region costs
+  at most about what interpreting it has already cost (the rent-or-buy bound).
+* **Literals of any size** are passed to the generated code as constants of its namespace,
+  never written into its source.
+
+`run_turn(..., fast=False)` runs a whole turn on the reference interpreter: tests compare the
+two paths with it (tests/test_differential.py, and games played both ways).
 """
 
 from __future__ import annotations
@@ -14,241 +34,290 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from moonasm import isa
 from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
 from moonasm.vm.interpret import TurnOutcome, interpret_turn
 from moonasm.vm.machine import Hooks, Machine
 
-# A block takes (machine, steps so far, step limit) and returns (next statement index, or
-# ~index after a goal was reached; statements executed), or None to take the slow path.
-Block = Callable[[Machine, int, int], "tuple[int, int] | None"]
+# A region function takes (machine, pc, steps so far, step limit) and returns (pc, steps,
+# status): LEFT the region (pc is elsewhere, or the end), GUARDED (a block's guard refused,
+# or pc is a HACK: interpret from pc), SOLVED (A reached the target just before pc).
+Region = Callable[[Machine, int, int, int], "tuple[int, int, int]"]
+LEFT, GUARDED, SOLVED = 0, 1, 2
 
-
-def _leaders(stmts: tuple[Stmt, ...]) -> set[int]:
-    leaders = {0}
-    for i, stmt in enumerate(stmts):
-        mnemonic = stmt.op.mnemonic
-        if stmt.op.jump_if is not None:
-            leaders.add(stmt.args[0].value)
-            leaders.add(i + 1)
-        elif mnemonic in ("END", "HACK"):
-            leaders.update((i, i + 1) if mnemonic == "HACK" else (i + 1,))
-    return {i for i in leaders if i <= len(stmts)}
-
+HOT_RATIO = 20  # interpreted steps per statement of a region before it is compiled
+REGION_MAX = 512  # statements per region: bounds the cost of one compilation
+MAX_BLOCK = 64  # statements per block: a guard asks for no more power or steps than needed
 
 _WORDS = re.compile(r"\b(d|s|M|W1)\b")
+_BIG = 1 << 60  # literals past this go into the namespace, not the source
 
 
 def _substitute(words: dict[str, str], match: re.Match[str]) -> str:
     return words[match.group(1)]
 
 
-class _BlockWriter:
-    """Writes the source of one block function."""
+def _leaders(stmts: tuple[Stmt, ...]) -> list[int]:
+    """Where basic blocks start: jump targets, after jumps and END, at and after HACK, and
+    every MAX_BLOCK statements of a long run."""
+    leaders = {0, len(stmts)}
+    for i, stmt in enumerate(stmts):
+        mnemonic = stmt.op.mnemonic
+        if stmt.op.jump_if is not None:
+            leaders.add(stmt.args[0].value)
+            leaders.add(i + 1)
+        elif mnemonic == "END":
+            leaders.add(i + 1)
+        elif mnemonic == "HACK":
+            leaders.update((i, i + 1))
+    ordered = sorted(i for i in leaders if i <= len(stmts))
+    for start, stop in zip(ordered, ordered[1:], strict=False):
+        leaders.update(range(start + MAX_BLOCK, stop, MAX_BLOCK))
+    return sorted(i for i in leaders if i <= len(stmts))
 
-    def __init__(self, stmts: tuple[Stmt, ...], start: int, stop: int, bits: int, mode: str,
-                 hacker: isa.Hacker | None):
-        self.stmts, self.start, self.stop = stmts, start, stop
+
+class _RegionWriter:
+    """Writes the source of one region function; constants go into `namespace`."""
+
+    def __init__(self, stmts: tuple[Stmt, ...], blocks: list[tuple[int, int]], low: int,
+                 high: int, bits: int, mode: str, hacker: isa.Hacker | None):
+        self.stmts, self.blocks = stmts, blocks
         self.bits, self.mode, self.hacker = bits, mode, hacker
-        self.body: list[str] = []
-        self.regs: set[int] = set()
-        self.spent = 0
+        self.namespace: dict[str, object] = {}
+        self.low, self.high = low, high  # the statements of the region, HACKs included
 
-    def place(self, arg: Arg) -> str:
+    def constant(self, value: int) -> str:
+        if -_BIG < value < _BIG:
+            return str(value)
+        name = f"K{len(self.namespace)}"
+        self.namespace[name] = value
+        return name
+
+    @staticmethod
+    def place(arg: Arg) -> str:
         if arg.kind is ArgKind.REG:
-            self.regs.add(arg.value)
             return f"r{arg.value}"
         return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
 
-    def flush(self, indent: str, pc: int | str, executed: int,
-              spent: int | None = None) -> list[str]:
-        """Leave the block: registers, power and the comparison back into the machine, and
-        return (next statement index, statements executed in this call). `executed` and
-        `spent` (default: all spent so far) count this iteration on top of S and D."""
-        spent = self.spent if spent is None else spent
-        out = [f"{indent}R[{r}] = r{r}" for r in sorted(self.regs)]
-        out.append(f"{indent}used = S + {spent}")
-        out.append(f"{indent}m.power -= used; m.spent += used; m.cmp = c")
-        out.append(f"{indent}return ({pc}, D + {executed})")
-        return out
-
-    def value(self, arg: Arg) -> str:
+    def value(self, arg: Arg, halves: bool) -> str:
+        """A CMP operand, in halves or (when no operand has a half) in whole units."""
         kind = arg.kind
+        scale = " * 2" if halves else ""
         if kind is ArgKind.NUMBER:
-            return str(arg.value)
+            return self.constant(arg.value if halves else arg.value // 2)
         if kind is ArgKind.POWER:
-            return f"(P0 - S - {self.spent})"
-        if arg.state is not None:  # nothing a block does changes the game's state
+            return "(P0 - S)"
+        if arg.state is not None:
             return "m.state_value({!r}, {!r})".format(*arg.state)
         if kind is ArgKind.GOAL:
-            return "(g * 2)" if arg.value == 0 else \
-                f"((g if p == {arg.value} else m.shown[{arg.value}]) * 2)"
-        return f"({self.place(arg)} * 2)"
+            goal = "g" if arg.value == 0 else \
+                f"(g if p == {arg.value} else shown[{arg.value}])"
+            return f"({goal}{scale})" if halves else goal
+        return f"({self.place(arg)}{scale})" if halves else self.place(arg)
 
-    def source(self) -> str:
-        """The block function's source.
+    def guard(self, start: int, stop: int) -> str:
+        """The condition under which the block must run in the interpreter instead."""
+        stmts = self.stmts[start:stop]
+        cost = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
+                   if s.op.is_machine_op)
+        tests = [f"steps + {stop - start} > limit"]
+        if cost:
+            tests.append(f"S + {cost} > P0")
+        names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
+        args = [a for s in stmts for a in s.args]
+        names |= {isa.REGISTERS[a.value] for a in args if a.kind is ArgKind.REG and a.value}
+        if names:
+            tests.append(f"D and not D.isdisjoint({tuple(sorted(names))!r})")
+        if any(s.op.extra for s in stmts):
+            tests.append("X")
+        tests.extend(f"p != {owner}" for owner in
+                     sorted({a.value for a in args if a.kind is ArgKind.RAM and a.value}))
+        goals = {a.value for a in args if a.kind is ArgKind.GOAL}
+        if 0 in goals:
+            tests.append("g is None")
+        tests.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
+                     for owner in sorted(goals - {0}))
+        return " or ".join(tests)
 
-        A block whose last statement jumps back to its own start (a tight loop) loops inside
-        the function, checking its step and power budget once per iteration, instead of
-        returning to the driver each time round. `S` and `D` count the power and statements
-        of the iterations already done."""
+    def block(self, start: int, stop: int, entries: frozenset[int]) -> list[str]:
+        """One block's code, ending in `continue` (go on at pc) or `break` (leave)."""
+        out = [f"if {self.guard(start, stop)}:", "    status = 1", "    break",
+               f"steps += {stop - start}"]
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
-        end = len(self.stmts)
-        last = self.stmts[self.stop - 1]
-        loops = last.op.jump_if is not None and last.args[0].value == self.start
-        body = self.body
-        for i in range(self.start, self.stop):
+        hacker = self.hacker
+        compared = False  # a CMP earlier in this block: c is a number
+        for i in range(start, stop):
             stmt = self.stmts[i]
             op = stmt.op
-            done = i + 1 - self.start
             if op.is_machine_op:
                 dst = self.place(stmt.args[0])
                 if op.mnemonic == "XCHG":
                     src = self.place(stmt.args[1])
-                    body.append(f"{dst}, {src} = {src}, {dst}")
+                    out.append(f"{dst}, {src} = {src}, {dst}")
                 else:
                     src = self.place(stmt.args[1]) if len(stmt.args) > 1 else "0"
                     words = {"d": dst, "s": src, "M": str(mask), "W1": str(w1)}
-                    expr = _WORDS.sub(functools.partial(_substitute, words), op.effect or "")
-                    body.append(f"{dst} = {expr}")
-                self.spent += isa.cost_of(op, self.mode, self.hacker)
-                self.regs.add(0)
-                body.append("if r0 == T:")
-                body.extend(self.flush("    ", ~(i + 1), done))
+                    effect = _WORDS.sub(functools.partial(_substitute, words), op.effect or "")
+                    out.append(f"{dst} = {effect}")
+                cost = isa.cost_of(op, self.mode, hacker)
+                if hacker is not None and hacker.free_per_turn and \
+                        op.mnemonic in hacker.mnemonics:
+                    out += ["if F:", "    F -= 1"] + (["else:", f"    S += {cost}"] if cost
+                                                     else [])
+                elif cost:
+                    out.append(f"S += {cost}")
+                out += ["if r0 == T:", f"    pc = {i + 1}", f"    steps -= {stop - i - 1}",
+                        "    status = 2", "    break"]
             elif op.mnemonic == "CMP":
-                x, y = (self.value(a) for a in stmt.args)
-                body.append(f"x = {x}; y = {y}; c = (x > y) - (x < y)")
+                halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
+                if any(a.state is not None and a.state[0] == "COST" for a in stmt.args):
+                    out.append("m.free_uses = F")  # COST counts the free uses left
+                x, y = (self.value(a, halves) for a in stmt.args)
+                if not re.fullmatch(r"\w+", x):
+                    out.append(f"x = {x}")
+                    x = "x"
+                if not re.fullmatch(r"\w+", y):
+                    out.append(f"y = {y}")
+                    y = "y"
+                out.append(f"c = ({x} > {y}) - ({x} < {y})")
+                compared = True
             elif op.jump_if is not None:
                 target = stmt.args[0].value
-                taken = "True" if op.mnemonic == "JMP" else f"c is not None and {op.jump_if}"
-                if loops:
-                    body.append(f"S += {self.spent}; D += {done}")
-                    if op.mnemonic != "JMP":
-                        body.append(f"if not ({taken}):")
-                        body.extend(self.flush("    ", i + 1, 0, 0))  # S and D count it all
-                    body.append(f"if steps + D + {done} > limit or P0 - S < {self.spent}:")
-                    body.extend(self.flush("    ", self.start, 0, 0))
-                else:
-                    body.append(f"nxt = {target} if {taken} else {i + 1}")
-                    body.extend(self.flush("", "nxt", done))
-                break
+                if op.mnemonic == "JMP":
+                    return out + [f"pc = {target}", self.go(target, entries)]
+                taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
+                if {target, i + 1} <= entries:
+                    return out + [f"pc = {target} if {taken} else {i + 1}", "continue"]
+                return out + [f"if {taken}:", f"    pc = {target}",
+                              f"    {self.go(target, entries)}",
+                              f"pc = {i + 1}", self.go(i + 1, entries)]
             elif op.mnemonic == "END":
-                body.extend(self.flush("", end, done))
-                break
-        else:
-            body.extend(self.flush("", self.stop, self.stop - self.start))
-        indent = "        " if loops else "    "
-        lines = self.prologue() + ["    S = 0; D = 0"]
-        if loops:
-            lines.append("    while True:")
-        return "\n".join(lines + [indent + line for line in body])
+                return out + [f"pc = {len(self.stmts)}", "break"]
+        return out + [f"pc = {stop}", self.go(stop, entries)]
 
-    def prologue(self) -> list[str]:
-        stmts = self.stmts[self.start:self.stop]
-        names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
-        names |= {isa.REGISTERS[a.value] for s in stmts for a in s.args
-                  if a.kind is ArgKind.REG and a.value}
-        lines = ["def block(m, steps, limit):",
-                 f"    if steps + {len(stmts)} > limit: return None"]
-        if self.spent:
-            lines.append(f"    if m.power < {self.spent}: return None")
-        lines.append(f"    if m.disabled and not m.disabled.isdisjoint({tuple(sorted(names))!r}): "
-                     "return None")
-        if any(s.op.extra for s in stmts):
-            lines.append("    if m.extras != 'on': return None")
-        hacker = self.hacker
-        if hacker is not None and hacker.free_per_turn and names & hacker.mnemonics:
-            lines.append("    if m.free_uses: return None")
-        lines.append("    p = m.player; R = m.regs; ram = m.ram; T = m.target; c = m.cmp")
-        args = [a for s in stmts for a in s.args]
-        for owner in sorted({a.value for a in args if a.kind is ArgKind.RAM and a.value}):
-            lines.append(f"    if p != {owner}: return None")
-        if any(a.kind is ArgKind.GOAL for a in args):
-            lines.append("    g = m.goal")
-        if any(a.kind is ArgKind.GOAL and a.value == 0 for a in args):
-            lines.append("    if g is None: return None")
-        for owner in sorted({a.value for a in args if a.kind is ArgKind.GOAL and a.value}):
-            lines.append(f"    if (g is None) if p == {owner} else ({owner} not in m.shown): "
-                         "return None")
-        lines.append("    P0 = m.power")
-        lines.extend(f"    r{r} = R[{r}]" for r in sorted(self.regs))
-        return lines
+    @staticmethod
+    def go(pc: int, entries: frozenset[int]) -> str:
+        """On to statement `pc`: round the dispatch again, or leave the region."""
+        return "continue" if pc in entries else "break"
+
+    def dispatch(self, blocks: list[tuple[int, int]], entries: frozenset[int],
+                 indent: str) -> list[str]:
+        """A binary tree of comparisons on pc down to the blocks."""
+        if len(blocks) > 3:
+            mid = len(blocks) // 2
+            return ([f"{indent}if pc < {blocks[mid][0]}:"]
+                    + self.dispatch(blocks[:mid], entries, indent + "    ")
+                    + [f"{indent}else:"]
+                    + self.dispatch(blocks[mid:], entries, indent + "    "))
+        out = []
+        for k, (start, stop) in enumerate(blocks):
+            out.append(f"{indent}{'if' if k == 0 else 'elif'} pc == {start}:")
+            out.extend(f"{indent}    {line}" for line in self.block(start, stop, entries))
+        # not a block of this region: HACK, run by the interpreter (GUARDED), or elsewhere
+        return out + [f"{indent}else:",
+                      f"{indent}    status = 1 if {self.low} <= pc < {self.high} else 0",
+                      f"{indent}    break"]
+
+    def source(self) -> str:
+        entries = frozenset(start for start, _ in self.blocks)
+        lines = [
+            "def region(m, pc, steps, limit):",
+            "    R = m.regs",
+            "    r0, r1, r2, r3 = R",
+            "    ram = m.ram; p = m.player; T = m.target; c = m.cmp; g = m.goal",
+            "    shown = m.shown; D = m.disabled; X = m.extras != 'on'",
+            "    P0 = m.power; S = 0; F = m.free_uses; status = 0",
+            "    while True:",
+            *self.dispatch(self.blocks, entries, "        "),
+            "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
+            "    m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+            "    return pc, steps, status",
+        ]
+        return "\n".join(lines)
 
 
-HOT = 2  # a block is compiled the second time it is entered
-MAX_BLOCK = 64  # statements per block: keeps each generated function quick to compile
+@dataclass
+class _Part:
+    """A region: its blocks, its size, how much the interpreter ran it, its function."""
+
+    blocks: list[tuple[int, int]]
+    size: int
+    heat: int = 0
+    function: Region | None = None
 
 
 class CompiledTurn:
-    """A turn's blocks, compiled on demand.
-
-    Straight-line code that runs once is not worth compiling (generating and compiling a
-    function costs far more than interpreting it once), so a block is compiled only when it
-    is entered for the second time: loop bodies, and bot programs played turn after turn.
-    """
+    """A turn's regions, each compiled once it has proved hot (see the module docstring)."""
 
     def __init__(self, turn: Turn, bits: int, mode: str, hacker: isa.Hacker | None):
         self.stmts = turn.stmts
         self.bits, self.mode, self.hacker = bits, mode, hacker
         leaders = _leaders(self.stmts)
-        ordered = sorted(leaders)
-        for start, stop in zip(ordered, ordered[1:] + [len(self.stmts)], strict=True):
-            leaders.update(range(start + MAX_BLOCK, stop, MAX_BLOCK))
         self.leaders = frozenset(leaders)
-        self.blocks: dict[int, Block | None] = {}
-        self.visits: dict[int, int] = {}
+        self.parts: list[_Part] = []
+        # region index of each statement (and of the end, which belongs to none: -1)
+        self.part_of = [-1] * (len(self.stmts) + 1)
+        current: list[tuple[int, int]] = []
+        size = 0
+        for start, stop in zip(leaders, leaders[1:], strict=False):
+            if current and size + stop - start > REGION_MAX:
+                self.parts.append(_Part(current, size))
+                current, size = [], 0
+            current.append((start, stop))
+            size += stop - start
+            self.part_of[start:stop] = [len(self.parts)] * (stop - start)
+        if current:
+            self.parts.append(_Part(current, size))
 
-    def compile(self, start: int) -> Block | None:
-        """The block starting at leader `start`; None where there is none (HACK, the end)."""
-        stmts = self.stmts
-        block: Block | None = None
-        if start < len(stmts) and stmts[start].op.mnemonic != "HACK":
-            stop = start + 1
-            while stop < len(stmts) and stop not in self.leaders and \
-                    stmts[stop - 1].op.jump_if is None and stmts[stop - 1].op.mnemonic != "END":
-                stop += 1
-            writer = _BlockWriter(stmts, start, stop, self.bits, self.mode, self.hacker)
-            namespace: dict[str, object] = {}
-            exec(writer.source(), namespace)  # noqa: S102 - generated from a checked program
-            block = namespace["block"]  # type: ignore[assignment]
-        self.blocks[start] = block
-        return block
+    def compile(self, part: _Part) -> None:
+        blocks = [(a, b) for a, b in part.blocks if self.stmts[a].op.mnemonic != "HACK"]
+        if not blocks:
+            part.heat = -(1 << 62)  # nothing to compile: never try again
+            return
+        writer = _RegionWriter(self.stmts, blocks, part.blocks[0][0], part.blocks[-1][1],
+                               self.bits, self.mode, self.hacker)
+        source = writer.source()
+        exec(source, writer.namespace)  # noqa: S102 - generated from a checked program
+        part.function = writer.namespace["region"]  # type: ignore[assignment]
 
 
 @functools.lru_cache(maxsize=512)
 def compile_turn(turn: Turn, bits: int, mode: str, hacker: isa.Hacker | None) -> CompiledTurn:
     """The compiled form of a turn for one width, cost mode and hacker (their costs are baked
-    into the generated code), cached so a bot's program is compiled once per game."""
+    into the generated code), cached so a bot's program is compiled once per process."""
     return CompiledTurn(turn, bits, mode, hacker)
 
 
-def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
-    """Run one turn on the fast path where it can, the reference interpreter elsewhere."""
-    if hooks.trace is not None:
+def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int, *,
+             fast: bool = True) -> TurnOutcome:
+    """Run one turn: compiled regions where they are hot and their guards allow, the reference
+    interpreter elsewhere. `fast=False`, or a trace hook, runs it all on the interpreter."""
+    if not fast or hooks.trace is not None:
         return interpret_turn(m, turn, hooks, max_steps)
     compiled = compile_turn(turn, m.bits, m.mode, m.hackers.get(m.player))
-    blocks, leaders, visits = compiled.blocks, compiled.leaders, compiled.visits
+    parts, part_of, leaders = compiled.parts, compiled.part_of, compiled.leaders
     end = len(turn.stmts)
     pc = steps = 0
     while pc < end:
-        if pc in blocks:
-            block = blocks[pc]
-        else:
-            visits[pc] = seen = visits.get(pc, 0) + 1
-            block = compiled.compile(pc) if seen >= HOT else None
-        if block is not None:
-            result = block(m, steps, max_steps)
-            if result is not None:
-                pc, done = result
-                steps += done
-                if pc >= 0:
-                    continue
-                pc = ~pc
+        index = part_of[pc]
+        part = parts[index]
+        function = part.function
+        if function is not None:
+            pc, steps, status = function(m, pc, steps, max_steps)
+            if status == SOLVED:
                 if not hooks.solved():
                     return TurnOutcome(steps, stopped=True)
                 continue
+            if status == LEFT:
+                continue
+        before = steps
         outcome = interpret_turn(m, turn, hooks, max_steps, pc, steps, stop_at=leaders)
+        if function is None:
+            part.heat += outcome.steps - before
+            if part.heat >= HOT_RATIO * part.size:
+                compiled.compile(part)
         if outcome.paused_at is None:
             return outcome
         pc, steps = outcome.paused_at, outcome.steps

@@ -1,0 +1,200 @@
+"""The fast path's figures of issue 9, each beside a baseline measured in the same run.
+
+* branchy code (CMP and jumps over several blocks, as bots write it): steps per second of
+  `run_turn`, warm (its regions compiled), against a naive dict-dispatch interpreter with no
+  checks at all running the same statements (target: at least 3x);
+* a 100,000-statement straight-line program: its second run against its first, on one
+  compiled form (target: the second no slower, a ratio of at most 1);
+* a tight loop: steps per second of `run_turn` against the same naive interpreter.
+
+Each figure is the median of several runs (the machine is shared and noisy); ours and the
+baseline are timed alternately. Run it alone with `python benchmarks/bench_vm.py`.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+Row = tuple[str, float, str, float, str]
+RUNS = 7
+
+BRANCHY = """\
+.bits 16
+top: CMP B, {count}
+JGE done
+INC B
+CMP A, 7
+JE seven
+CMP A, 3
+JL low
+XOR A, C
+AND A, D
+JMP next
+low: INC A
+OR C, A
+JMP next
+seven: XOR A, A
+ROL D
+next: ROL C
+CMP C, 1
+JNE top
+NOT D
+JMP top
+done: END
+"""
+
+TIGHT = """\
+.bits 16
+loop: INC A
+XOR B, A
+ROL C
+OR D, B
+CMP A, {count}
+JNE loop
+"""
+
+
+def _naive(stmts: Any, bits: int) -> Callable[[int], tuple[list[int], int]]:
+    """A straightforward interpreter with no checks: the statements as (mnemonic, operands)
+    tuples, a dict from mnemonic to a small function, registers in a list."""
+    mask, high = (1 << bits) - 1, bits - 1
+    state = {"c": 0}
+
+    def reg_or_number(arg: Any) -> tuple[bool, int]:
+        return (arg.kind.name == "REG", arg.value if arg.kind.name == "REG" else arg.value // 2)
+
+    def unary(fn: Callable[[int], int]) -> Callable[[list[int], tuple[Any, ...]], int | None]:
+        def run(r: list[int], a: tuple[Any, ...]) -> int | None:
+            r[a[0]] = fn(r[a[0]])
+            return None
+        return run
+
+    def binary(fn: Callable[[int, int], int]) -> Callable[[list[int], tuple[Any, ...]],
+                                                          int | None]:
+        def run(r: list[int], a: tuple[Any, ...]) -> int | None:
+            r[a[0]] = fn(r[a[0]], r[a[1]])
+            return None
+        return run
+
+    def cmp_(r: list[int], a: tuple[Any, ...]) -> int | None:
+        (xr, x), (yr, y) = a
+        x = r[x] if xr else x
+        y = r[y] if yr else y
+        state["c"] = (x > y) - (x < y)
+        return None
+
+    def jump(test: Callable[[int], bool]) -> Callable[[list[int], tuple[Any, ...]],
+                                                      int | None]:
+        def run(r: list[int], a: tuple[Any, ...]) -> int | None:
+            return a[0] if test(state["c"]) else None
+        return run
+
+    def end(r: list[int], a: tuple[Any, ...]) -> int | None:
+        return len(code)
+
+    table: dict[str, Callable[[list[int], tuple[Any, ...]], int | None]] = {
+        "INC": unary(lambda d: (d + 1) & mask), "NOT": unary(lambda d: d ^ mask),
+        "ROL": unary(lambda d: ((d << 1) | (d >> high)) & mask),
+        "XOR": binary(lambda d, s: d ^ s), "AND": binary(lambda d, s: d & s),
+        "OR": binary(lambda d, s: d | s), "CMP": cmp_, "JMP": jump(lambda c: True),
+        "JE": jump(lambda c: c == 0), "JNE": jump(lambda c: c != 0),
+        "JL": jump(lambda c: c < 0), "JGE": jump(lambda c: c >= 0), "END": end}
+    code: list[tuple[str, tuple[Any, ...]]] = []
+    for s in stmts:
+        if s.op.mnemonic == "CMP":
+            code.append(("CMP", tuple(reg_or_number(a) for a in s.args)))
+        else:
+            code.append((s.op.mnemonic, tuple(a.value for a in s.args)))
+
+    def interpret(max_steps: int) -> tuple[list[int], int]:
+        regs = [0, 0, 0, 0]
+        pc = steps = 0
+        n = len(code)
+        while pc < n and steps < max_steps:
+            op, args = code[pc]
+            steps += 1
+            target = table[op](regs, args)
+            pc = pc + 1 if target is None else target
+        return regs, steps
+
+    return interpret
+
+
+def _machine(program: Any) -> Any:
+    from moonasm.vm.machine import UNLIMITED, Machine
+
+    m = Machine.from_config(program.config)
+    m.begin_turn(1, UNLIMITED)
+    return m
+
+
+def _versus_naive(source: str, label: str) -> Row:
+    """Steps per second of run_turn (warm) and of the naive interpreter, same program."""
+    from moonasm.lang.check import check_source
+    from moonasm.vm.compile import run_turn
+    from moonasm.vm.machine import Hooks
+
+    program = check_source(source).program
+    assert program is not None
+    turn = program.turns[0]
+    naive = _naive(turn.stmts, program.config.bits)
+    limit = 10_000_000
+    for _ in range(3):  # warm up: the regions compile once they are hot
+        run_turn(_machine(program), turn, Hooks(), limit)
+    ours, base = [], []
+    steps = 0
+    for _ in range(RUNS):
+        m = _machine(program)
+        start = time.perf_counter()
+        outcome = run_turn(m, turn, Hooks(), limit)
+        ours.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        regs, steps = naive(limit)
+        base.append(time.perf_counter() - start)
+        assert outcome.fault is None and (m.regs, outcome.steps) == (regs, steps), \
+            "the naive interpreter must do the same work"
+    return (label, steps / statistics.median(ours), "naive dict-dispatch interpreter",
+            steps / statistics.median(base), "steps/s")
+
+
+def straight_line(n: int = 100_000) -> Row:
+    """First and second run of one 100k-statement program, fresh each pair."""
+    from moonasm.lang.check import check_source
+    from moonasm.vm.compile import run_turn
+    from moonasm.vm.machine import Hooks
+
+    pattern = ["INC A", "ROL B", "XOR C, A", "OR D, C", "NOT B", "AND C, B", "ROL D",
+               "DEC A"]
+    source = "\n".join(pattern[i % len(pattern)] for i in range(n))
+    firsts, seconds = [], []
+    for _ in range(3):
+        program = check_source(source).program  # a new Turn: nothing compiled yet
+        assert program is not None
+        turn = program.turns[0]
+        times = []
+        for _ in range(2):
+            m = _machine(program)
+            start = time.perf_counter()
+            run_turn(m, turn, Hooks(), 10 * n)
+            times.append(time.perf_counter() - start)
+        firsts.append(times[0])
+        seconds.append(times[1])
+    return (f"straight line, {n:,} statements: second run", statistics.median(seconds) * 1e3,
+            "its first run", statistics.median(firsts) * 1e3, "ms")
+
+
+def run() -> list[Row]:
+    return [
+        _versus_naive(BRANCHY.format(count=20_000), "branchy code (CMP, jumps, 6 blocks)"),
+        straight_line(),
+        _versus_naive(TIGHT.format(count=60_000), "tight loop"),
+    ]
+
+
+if __name__ == "__main__":
+    for figure, value, base_name, base, unit in run():
+        print(f"{figure}: {value:,.1f} {unit} (baseline {base_name}: {base:,.1f} {unit}; "
+              f"ratio {value / base:.2f})")
