@@ -312,15 +312,17 @@ def reference(m: Machine, turn: object, hooks: Hooks, max_steps: int) -> TurnOut
 
 
 @contextlib.contextmanager
-def compiling_after(ratio: int) -> Iterator[None]:
-    """Compile regions after `ratio` interpreted steps per statement (0: at once)."""
-    saved = compile.HOT_RATIO
-    compile.HOT_RATIO = ratio
+def compiling_after(ratio: int, region: int = compile.REGION_MAX,
+                    block: int = compile.MAX_BLOCK) -> Iterator[None]:
+    """Compile regions after `ratio` interpreted steps per statement (0: at once), with
+    regions and blocks of at most `region` and `block` statements."""
+    saved = compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK
+    compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK = ratio, region, block
     compile.compile_turn.cache_clear()
     try:
         yield
     finally:
-        compile.HOT_RATIO = saved
+        compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK = saved
         compile.compile_turn.cache_clear()
 
 
@@ -329,9 +331,10 @@ def agree(case: Case, repeats: int = 2) -> None:
     assert result.program is not None, [d.message for d in result.errors]
     expected = play(result.program, case, reference)
     assert play(result.program, case, fast) == expected  # as shipped
-    # compiled at once, and compiled part way through: the same program again and again
-    for ratio in (0, 2):
-        with compiling_after(ratio):
+    # compiled at once; compiled part way through; small regions and blocks, so that jumps
+    # cross regions and long runs are cut: the same program again and again
+    for ratio, region, block in ((0, compile.REGION_MAX, compile.MAX_BLOCK), (2, 7, 3)):
+        with compiling_after(ratio, region, block):
             for _ in range(repeats):
                 assert play(result.program, case, fast) == expected
 
