@@ -5,6 +5,9 @@ unavailability, and offered by the REPL's lexer, completer and :help."""
 from __future__ import annotations
 
 import math
+import os
+import sys
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, errors_of
@@ -489,3 +492,28 @@ def test_shown_reads_its_player_as_hack_does(player: str) -> None:
     (hack,) = errors_of(f"HACK {player}")
     assert shown[2:] == (hack[2], hack[3].replace("HACK", "SHOWN"))
     assert shown[:2] == (1, 11)
+
+
+def test_a_real_terminal_completes_cost_and_explains_it(tmp_path: Path) -> None:
+    pexpect = pytest.importorskip("pexpect")
+    env = dict(os.environ, HOME=str(tmp_path), XDG_STATE_HOME=str(tmp_path / "state"),
+               XDG_CACHE_HOME=str(tmp_path / "cache"), TERM="xterm-256color",
+               PROMPT_TOOLKIT_NO_CPR="1")
+    child = pexpect.spawn(sys.executable, ["-m", "moonasm", "repl"], env=env,
+                          encoding="utf-8", timeout=10, dimensions=(40, 120))
+    try:
+        child.expect("moon")
+        child.send("CMP COST XC")
+        child.send("\t")
+        child.expect("XCHG")
+        child.send(", POWER\r")
+        child.sendline(":help cost")
+        child.expect("COST op")
+        child.expect("CMP COST ROL, POWER")
+        child.sendline(":quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    history = (tmp_path / "state" / "moonasm" / "history").read_text()
+    assert "+CMP COST XCHG, POWER" in history
