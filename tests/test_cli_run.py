@@ -548,3 +548,11 @@ def test_any_argv_gives_a_status_and_with_json_one_object(programs: list[str],
     if "--json" in options:
         assert out.count("\n") == 1, argv
         assert isinstance(json.loads(out), dict), argv
+
+
+def test_round_counts_the_turns_a_bot_has_begun(run_src) -> None:
+    out = run_src("CMP ROUND, 3\nJNE skip\nINC A\nskip: ROL B\n", "--set", "B=1", "--turns",
+                  "4", "--json")
+    assert out.status == 0
+    assert out.json["registers"] == {"A": 1, "B": 1, "C": 0, "D": 0}  # 1, rotated 4 times
+    assert out.json["steps"] == 4 * 3 + 1
