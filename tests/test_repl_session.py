@@ -345,3 +345,19 @@ def test_a_lesson_s_commands_belong_to_lessons_only(s: Sandbox, tmp_path: Path) 
     assert r.status == 3 and "unknown command ':next'" in r.text
     assert ":lessons" not in s.feed(":help commands").text
     assert s.validate(":retry") is not None
+
+
+def test_save_writes_directives_with_the_language_s_printer(s: Sandbox, tmp_path: Path) -> None:
+    from moonasm.lang.directives import SPECS
+    from moonasm.lang.parse import parse
+
+    s.feed(".bits 6; .power 1.5; .players 2; .hacker 2, copy; .disable ROL; .goal 9")
+    s.feed(".set RAM2, 5; NOT A")
+    assert s.feed(f":save {tmp_path / 'x.masm'}").ok
+    lines = (tmp_path / "x.masm").read_text().splitlines()
+    assert lines == ["# a moonasm repl session", ".bits 6", ".players 2", ".power 1.5",
+                     ".set RAM2, 5", ".goal 9", ".hacker 2, copy", ".disable ROL", "NOT A"]
+    for line in lines[1:-1]:  # each is what the language itself prints for that directive
+        node = parse(line).nodes[0]
+        spec = SPECS[line.split()[0]]
+        assert spec.format(spec.parse(node.operands)) == line  # type: ignore[attr-defined]

@@ -14,10 +14,10 @@ from dataclasses import dataclass, replace
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
-from moonasm.lang.check import Overrides, Program, check
+from moonasm.lang.check import Config, Overrides, Program, check
 from moonasm.lang.nodes import Directive, Label, Node, Operand
 from moonasm.lang.parse import Parsed, parse
-from moonasm.repl.directives import SandboxConfig, configure
+from moonasm.repl.directives import configure
 from moonasm.repl.reply import MAX_INPUT, Problem
 
 
@@ -26,7 +26,7 @@ class ConfigStep:
     """A checked configuration directive, and the configuration after it."""
 
     node: Directive
-    config: SandboxConfig
+    config: Config
 
 
 @dataclass
@@ -66,7 +66,7 @@ def labels_in(text: str) -> list[str]:
     return [n.name for n in parsed.nodes if isinstance(n, Label)] if parsed else []
 
 
-def analyse(text: str, start: SandboxConfig) -> tuple[list[Diagnostic], list[Step], Parsed]:
+def analyse(text: str, start: Config) -> tuple[list[Diagnostic], list[Step], Parsed]:
     """Check an input piece by piece against the configuration each piece will meet."""
     parsed = parse(text)
     errors = list(parsed.errors)
@@ -111,7 +111,7 @@ def _synthetic(name: str, value: int) -> Directive:
     return Directive(name, (Operand("number", str(value), span),), span)
 
 
-def _context(config: SandboxConfig, skip: str = "") -> list[Node]:
+def _context(config: Config, skip: str = "") -> list[Node]:
     nodes: list[Node] = []
     if skip != ".players":
         nodes.append(_synthetic(".players", config.players))
@@ -120,7 +120,7 @@ def _context(config: SandboxConfig, skip: str = "") -> list[Node]:
     return nodes
 
 
-def _check_directive(parsed: Parsed, node: Directive, config: SandboxConfig,
+def _check_directive(parsed: Parsed, node: Directive, config: Config,
                      errors: list[Diagnostic]) -> ConfigStep | None:
     name = node.name.lower()
     overrides = Overrides(bits=None if name == ".bits" else config.bits)
@@ -129,10 +129,10 @@ def _check_directive(parsed: Parsed, node: Directive, config: SandboxConfig,
     errors.extend(result.errors)
     if result.program is None:
         return None
-    return ConfigStep(node, configure(config, name, result.program.config))
+    return ConfigStep(node, configure(config, node))
 
 
-def _check_statements(parsed: Parsed, nodes: list[Node], config: SandboxConfig,
+def _check_statements(parsed: Parsed, nodes: list[Node], config: Config,
                       errors: list[Diagnostic]) -> Program | None:
     overrides = Overrides(bits=config.bits, mode=config.mode, power=config.power)
     result = check(Parsed(parsed.lines, _context(config) + nodes, []), overrides=overrides)

@@ -116,24 +116,27 @@ def operand_candidates(op: isa.Operation, before: list[str], ctx: Context) -> li
 
 
 def directive_candidates(name: str, index: int, ctx: Context) -> list[Candidate]:
-    players = [Candidate(str(n), "player") for n in range(1, ctx.players + 1)]
-    if name == ".mode" and index == 0:
+    """What may stand at operand `index` of a directive, by the operand's kind in the
+    language's one description of the directive."""
+    from moonasm.lang.directives import SPECS
+
+    spec = SPECS.get(name)
+    if spec is None or index >= len(spec.operands):
+        return []
+    kind = spec.operands[index]
+    if kind == "mode":
         return [Candidate(m, "cost rules") for m in isa.MODES]
-    if name == ".players" and index == 0:
-        return [Candidate(str(n), "players") for n in range(1, 5)]
-    if name == ".bits" and index == 0:
-        return [Candidate(str(n), "bits") for n in (4, 5, 6, 8)]
-    if name == ".turn" and index == 0:
-        return players
-    if name == ".set" and index == 0:
+    if kind == "count":  # .bits or .players
+        counts = (4, 5, 6, 8) if name == ".bits" else (1, 2, 3, 4)
+        return [Candidate(str(n), name[1:]) for n in counts]
+    if kind == "player":
+        return [Candidate(str(n), "player") for n in range(1, ctx.players + 1)]
+    if kind == "place":
         return [Candidate(r, "register") for r in isa.REGISTERS] + \
             [Candidate(f"RAM{n}", "RAM module") for n in range(1, ctx.players + 1)]
-    if name == ".hacker":
-        if index == 0:
-            return players
-        if index == 1:
-            return [Candidate(h.name, h.summary) for h in isa.HACKERS.values()]
-    if name == ".disable" and index == 0:
+    if kind == "hacker":
+        return [Candidate(h.name, h.summary) for h in isa.HACKERS.values()]
+    if kind == "disable":
         return [Candidate(r, "register") for r in isa.REGISTERS[1:]] + \
             [Candidate(op.mnemonic, "operation") for op in isa.TABLE if op.is_machine_op]
     return []

@@ -1,64 +1,55 @@
 """Directives in the sandbox: a configuration directive may come at any time, so each is checked
 on its own (`moonasm.repl.analysis`) and then applied here — to the sandbox's configuration
-(what later input is checked against) and to its machine — with a note saying what changed."""
+(a `moonasm.lang.check.Config`: what later input is checked against) and to its machine — with
+a note saying what changed. What a directive's operands mean, and how a configuration is
+written back as directives, is the language's one description of each directive
+(`moonasm.lang.directives`); only the sandbox's own consequences (values masked to a new width,
+power refilled, the turn moving on) are written here.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from moonasm import isa
-from moonasm.lang.check import Config, parse_number
+from moonasm.lang.check import Config
+from moonasm.lang.directives import SPECS
 from moonasm.lang.nodes import Directive
 from moonasm.repl import render as rd
 from moonasm.repl.render import Glyphs
 from moonasm.vm.machine import UNLIMITED, Machine
 
-if TYPE_CHECKING:
-    from collections.abc import Callable
+
+def per_turn(config: Config) -> float:
+    """Power per turn in halves; UNLIMITED when no `.power` was given."""
+    return UNLIMITED if config.power is None else config.power
 
 
-@dataclass
-class SandboxConfig:
-    """What the sandbox's directives have configured so far."""
-
-    bits: int = 4
-    mode: str = "coop"
-    players: int = 1
-    power: int | None = None  # halves per turn; None is unlimited
-    hackers: dict[int, str] = field(default_factory=dict)
-    disabled: frozenset[str] = frozenset()
-    goal: int | None = None
-
-    @property
-    def per_turn(self) -> float:
-        return UNLIMITED if self.power is None else self.power
+def value_of(node: Directive) -> Any:
+    """The value of a directive the checker has accepted."""
+    return SPECS[node.name.lower()].read(node.operands, node.span)
 
 
-def configure(config: SandboxConfig, name: str, new: Config) -> SandboxConfig:
-    """The configuration after the directive `name`, whose checked meaning is in `new`."""
-    if name == ".bits":
-        return replace(config, bits=new.bits)
-    if name == ".mode":
-        return replace(config, mode=new.mode)
-    if name == ".players":
-        hackers = {p: k for p, k in config.hackers.items() if p <= new.players}
-        return replace(config, players=new.players, hackers=hackers)
-    if name == ".power":
-        return replace(config, power=new.power)
-    if name == ".goal":
-        return replace(config, goal=new.goal)
-    if name == ".hacker":
-        return replace(config, hackers={**config.hackers, **new.hackers})
-    if name == ".disable":
-        return replace(config, disabled=config.disabled | new.disabled)
-    return config  # .set changes the machine, not the configuration
+def configure(config: Config, node: Directive) -> Config:
+    """The sandbox's configuration after a checked configuration directive. `.set` changes
+    the machine, not the configuration; fewer `.players` drop the hackers of the others."""
+    spec = SPECS[node.name.lower()]
+    if spec.name == ".set":
+        return config
+    new = spec.apply(config, value_of(node))
+    return replace(new, hackers={p: k for p, k in new.hackers.items() if p <= new.players})
 
 
-def apply(m: Machine, node: Directive, old: SandboxConfig, new: SandboxConfig,
-          glyphs: Glyphs, begin_turn: Callable[[int], None]) -> str:
+def apply(m: Machine, node: Directive, old: Config, new: Config, glyphs: Glyphs,
+          begin_turn: Callable[[int], None]) -> str:
     """Make the machine what the directive says; the note that tells the user so."""
-    name = node.name.lower()
+    spec = SPECS[node.name.lower()]
+    value = value_of(node)
+    if spec.setup is not None:  # .set, .hacker, .disable: as on a new machine
+        spec.setup(m, value)
+    name = spec.name
     if name == ".bits":
         m.bits = new.bits
         m.regs[:] = [v & m.mask for v in m.regs]
@@ -77,34 +68,20 @@ def apply(m: Machine, node: Directive, old: SandboxConfig, new: SandboxConfig,
             note += "; player 1's turn"
         return note
     if name == ".power":
-        m.power = new.per_turn
-        return f"{rd.halves(new.per_turn, glyphs)} power a turn (refilled now)"
+        m.power = per_turn(new)
+        return f"{rd.halves(per_turn(new), glyphs)} power a turn (refilled now)"
     if name == ".set":
-        where = node.operands[0].text.upper()
-        value = _value(node.operands[1].text)
-        if where in isa.REGISTERS:
-            m.regs[isa.REGISTERS.index(where)] = value
-        else:
-            m.ram[int(where[3:])] = value
-        return f"{where} = {rd.bits_text(value, m.bits)} ({value})"
+        where, number = value
+        return f"{where} = {rd.bits_text(number, m.bits)} ({number})"
     if name == ".goal":
         m.goal = m.target = new.goal
         return f"bring {rd.bits_text(new.goal or 0, m.bits)} ({new.goal}) into A"
     if name == ".hacker":
-        player = _value(node.operands[0].text)
-        hacker = isa.HACKERS[new.hackers[player]]
-        m.hackers[player] = hacker
+        player, kind = value
+        hacker = isa.HACKERS[kind]
         if player == m.player:
             m.free_uses = hacker.free_per_turn
         return f"player {player} is the {hacker.name} hacker: {hacker.summary}"
     if name == ".disable":
-        what = node.operands[0].text.upper()
-        m.disabled.add(what)
-        return f"{what} is disabled (as by an ERROR card); :reset repairs everything"
+        return f"{value} is disabled (as by an ERROR card); :reset repairs everything"
     return ""
-
-
-def _value(text: str) -> int:
-    value = parse_number(text)
-    assert value is not None and value >= 0
-    return value // 2

@@ -13,7 +13,7 @@ from moonasm import isa
 from moonasm.repl.reply import MAX_INPUT, Reply, Source, too_long
 
 if TYPE_CHECKING:
-    from moonasm.repl.sandbox import SandboxConfig
+    from moonasm.lang.check import Config
 
 __all__ = ["Source", "game_inputs", "read_input", "resolve", "sandbox_script", "write"]
 
@@ -51,31 +51,20 @@ def write(path: Path, arg: str, text: str) -> Reply | None:
     return None
 
 
-def sandbox_script(config: SandboxConfig, base: tuple[Sequence[int], Sequence[int]],
+def sandbox_script(config: Config, base: tuple[Sequence[int], Sequence[int]],
                    turns: list[tuple[int, list[str]]]) -> str:
-    """A .masm script that brings a fresh machine to a sandbox's state: its configuration,
-    the machine at the last directive (`base`), then each turn's operations."""
-    c = config
-    out = ["# a moonasm repl session", f".bits {c.bits}"]
-    if c.mode != "coop":
-        out.append(f".mode {c.mode}")
-    if c.players != 1:
-        out.append(f".players {c.players}")
-    if c.power is not None:
-        out.append(f".power {isa.format_halves(c.power)}")
-    for player, kind in sorted(c.hackers.items()):
-        out.append(f".hacker {player}, {kind}")
-    for what in sorted(c.disabled):
-        out.append(f".disable {what}")
-    if c.goal is not None:
-        out.append(f".goal {c.goal}")
+    """A .masm script that brings a fresh machine to a sandbox's state: its configuration and
+    the machine at the last directive (`base`), written by the language's own directive
+    printer, then each turn's operations."""
+    from dataclasses import replace
+
+    from moonasm.lang.directives import directives_of
+
     regs, ram = base
-    for i, value in enumerate(regs):
-        if value:
-            out.append(f".set {isa.REGISTERS[i]}, 0b{value:0{c.bits}b}")
-    for player in range(1, c.players + 1):
-        if ram[player]:
-            out.append(f".set RAM{player}, 0b{ram[player]:0{c.bits}b}")
+    sets = {name: value for name, value in zip(isa.REGISTERS, regs, strict=True) if value}
+    sets.update({f"RAM{p}": ram[p] for p in range(1, config.players + 1) if ram[p]})
+    out = ["# a moonasm repl session"]
+    out += [spec.format(value) for spec, value in directives_of(replace(config, sets=sets))]
     for index, (player, texts) in enumerate(turns):
         if index or player != 1:
             out.append(f".turn {player}")

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from moonasm import isa
-from moonasm.lang.check import Stmt, Turn
+from moonasm.lang.check import Config, Stmt, Turn
 from moonasm.repl import analysis, directives, files
 from moonasm.repl import render as rd
 from moonasm.repl.analysis import ConfigStep, ProgramStep, Step
-from moonasm.repl.directives import SandboxConfig
+from moonasm.repl.directives import per_turn
 from moonasm.repl.render import Fragments, Glyphs
 from moonasm.repl.reply import MAX_INPUT, Problem, Reply, Source, invalid, report_fault, too_long
 from moonasm.repl.session import BaseSession
@@ -39,7 +39,7 @@ class Sandbox(BaseSession):
     def __init__(self, glyphs: Glyphs = rd.LAMPS, *, cwd: Path | None = None,
                  bits: int = 4, mode: str = "coop"):
         super().__init__(glyphs, cwd=cwd)
-        self.start = SandboxConfig(bits=bits, mode=mode)  # what :reset returns to
+        self.start = Config(bits=bits, mode=mode)  # what :reset returns to
         self.reset()
 
     # -- the model ---------------------------------------------------------------------------
@@ -65,10 +65,10 @@ class Sandbox(BaseSession):
         return self.config.players
 
     def per_turn(self) -> float:
-        return self.config.per_turn
+        return per_turn(self.config)
 
     def _begin(self, player: int) -> None:
-        self.machine.begin_turn(player, self.config.per_turn)
+        self.machine.begin_turn(player, per_turn(self.config))
 
     def end_turn(self, to: int | None = None) -> str:
         m = self.machine
@@ -230,7 +230,7 @@ class Sandbox(BaseSession):
         m = self.machine
         out = rd.lamp_rows(self._names(), self._values(), before, m.bits, self.glyphs,
                            m.disabled)
-        return out + rd.power_line(m.power, self.config.per_turn, self.glyphs)
+        return out + rd.power_line(m.power, per_turn(self.config), self.glyphs)
 
     def toolbar(self) -> Fragments:
         m, c, g = self.machine, self.config, self.glyphs
