@@ -243,7 +243,8 @@ def test_config_is_resolved() -> None:
                                   frozenset({"C", "ROL"}), "n", "me")
 
 
-@pytest.mark.parametrize("source", [".goal " + "9" * 4000, ".power 0x" + "f" * 3600,
+@pytest.mark.parametrize("source", [".goal " + "9" * 4000, ".goal " + "9" * 10_000,
+                                    ".power 0x" + "f" * 3600,
                                     "CMP POWER, 0x" + "f" * 3600, ".set B, 0011"])
 def test_no_value_too_large_to_print_reaches_run_json(cli, masm, source: str) -> None:
     out = cli("run", "--json", masm(source + "\nINC A\n"))
@@ -299,3 +300,11 @@ def test_warnings_of_bots_and_of_invalid_programs() -> None:
     assert overridden.warnings == []
     assert [w.kind for w in check_source("INC A", overrides=Overrides(power=2)).warnings] == \
         ["over-budget"]
+
+
+def test_every_reader_of_programs_refuses_one_over_the_size_limit(cli, masm) -> None:
+    big = masm("END\n" + "# padding\n" * 110_000)  # 1.1 million characters
+    for args in (["check", big], ["check", "--bot", big], ["run", big], ["play", big]):
+        out = cli(*args)
+        assert out.status == 3, args
+        assert "reads programs of at most 1,048,576 (1 MiB)" in out.err
