@@ -8,6 +8,8 @@ import itertools
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -274,3 +276,47 @@ def test_run_does_not_import_the_solver(tmp_path) -> None:  # type: ignore[no-un
     out = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True,
                          text=True, timeout=60)
     assert out.stdout.strip().endswith("[]"), out.stdout
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.masm"))
+
+
+def _puzzle_config(path: Path) -> Any:
+    program = check_source(path.read_text()).program
+    assert program is not None
+    return program.config
+
+
+@pytest.mark.parametrize("path", [p for p in EXAMPLES if ".goal" in p.read_text()],
+                         ids=lambda p: p.name)
+def test_every_example_with_a_goal_declares_the_par_the_solver_proves(path: Path) -> None:
+    config = _puzzle_config(path)
+    assert config.par is not None, f"{path.name} declares a .goal but no .par"
+    problem = Problem.from_config(config)
+    solution = solve(problem)
+    assert solution is not None and solution.power == config.par
+    run_answer(problem, solution)
+
+
+def test_check_verifies_par(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    exact = tmp_path / "exact.masm"
+    exact.write_text(".set RAM1, 3\n.goal 6\n.par 2\n")
+    out = moonasm("check", str(exact), "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["diagnostics"] == []
+    low = tmp_path / "low.masm"
+    low.write_text(".set RAM1, 3\n.goal 6\n.par 1.5\n")
+    out = moonasm("check", str(low))
+    assert out.returncode == 3
+    assert "low.masm:3:6: error: .par 1.5 is below the optimum: no program reaches the goal " \
+        "for less than 2 (MOV A, RAM; ROL A)" in out.stderr
+    high = tmp_path / "high.masm"
+    high.write_text(".set RAM1, 3\n.goal 6\n.par 3\n")
+    out = moonasm("check", str(high), "--json")
+    assert out.returncode == 0
+    (warning,) = json.loads(out.stdout)["diagnostics"]
+    assert (warning["severity"], warning["line"]) == ("warning", 3)
+    assert warning["message"].startswith(".par 3 is above the optimum, 2")
+    never = tmp_path / "never.masm"
+    never.write_text(".power 1.5\n.goal 11\n.par 4\n")
+    out = moonasm("check", str(never))
+    assert out.returncode == 3 and "no program reaches the goal" in out.stderr

@@ -1,12 +1,15 @@
 """Check MOON assembly files without running them: every syntax and static error, and the
 warnings (an unused label, a statement that can never run, an operation that costs more than
-a turn's power), each with its line, column and a caret, then a summary line. Exit status 0
+a turn's power), each with its line, column and a caret, then a summary line. A puzzle's
+`.par` is checked against the optimum the solver proves: below it is an error, above it a
+warning. Exit status 0
 when every file is valid (warnings or not), 3 otherwise, 2 for a usage error."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
     JsonObject,
@@ -20,6 +23,10 @@ from moonasm.cli.common import (
     read_program,
 )
 from moonasm.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from moonasm.lang.check import Program
+    from moonasm.lang.parse import Parsed
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -51,9 +58,15 @@ def main(args: argparse.Namespace) -> int:
     for name, text in texts:
         parsed = parse(text)
         result = check(parsed, bot=args.bot)
-        problems = sorted(result.errors + result.warnings, key=lambda d: (d.line, d.column))
-        errors += len(result.errors)
-        warnings += len(result.warnings)
+        program = result.program
+        par = _par_problems(program, parsed) if program is not None else []
+        par_errors = [d for d in par if d.severity == "error"]
+        if par_errors:
+            program = None  # a par no program can meet makes the puzzle invalid
+        problems = sorted(result.errors + result.warnings + par,
+                          key=lambda d: (d.line, d.column))
+        errors += len(result.errors) + len(par_errors)
+        warnings += len(result.warnings) + len(par) - len(par_errors)
         files_with_problems += bool(problems)
         visible: list[Diagnostic] = []
         for d in problems:
@@ -64,7 +77,6 @@ def main(args: argparse.Namespace) -> int:
         if not args.json:
             print_diagnostics(name, parsed.lines, visible)
         shown += [diagnostic_json(d, name) for d in visible]
-        program = result.program
         files.append({"file": name, "ok": program is not None,
                       "statements": program.statement_count if program is not None else None})
         if program is not None and not args.json:
@@ -78,6 +90,16 @@ def main(args: argparse.Namespace) -> int:
     elif summary:
         print(summary, file=sys.stderr)
     return 0 if ok else 3
+
+
+def _par_problems(program: Program, parsed: Parsed) -> list[Diagnostic]:
+    """A puzzle's `.par` against the optimum the solver proves (only then is the solver
+    imported: checking a file without a par stays as fast as it was)."""
+    if program.config.par is None or program.config.goal is None or program.bot:
+        return []
+    from moonasm.solve.par import verify
+
+    return verify(program, parsed)
 
 
 def _count(n: int, what: str) -> str:

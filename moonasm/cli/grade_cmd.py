@@ -57,7 +57,7 @@ class Puzzle:
 
     @property
     def par(self) -> int | None:
-        return getattr(self.config, "par", None)
+        return self.config.par
 
 
 def load_puzzles(paths: list[str], budget: float, as_json: bool) -> list[Puzzle] | int:

@@ -11,14 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from moonasm.lang.check import Config
-
-_PAR = re.compile(r"(?im)^[ \t]*\.par[ \t]+([0-9]+(?:\.5)?)[ \t]*(?:#.*)?$")
 
 
 @dataclass(frozen=True)
@@ -52,15 +49,13 @@ def parse_lesson(slug: str, text: str) -> Lesson:
     """A lesson from its puzzle file; raises ValueError when the file is not a valid puzzle."""
     from moonasm.lang.check import check_source
 
-    par = _PAR.search(text)
-    if par is None:
-        raise ValueError(f"{slug}: a lesson needs a .par")
-    result = check_source(_PAR.sub("", text))
+    result = check_source(text)
     if result.program is None or result.program.config.goal is None:
         raise ValueError(f"{slug}: not a valid puzzle with a .goal: {result.errors[:1]}")
     config = result.program.config
-    return Lesson(slug, config.name or slug, _teaching(text), config,
-                  round(float(par.group(1)) * 2), text)
+    if config.par is None:
+        raise ValueError(f"{slug}: a lesson needs a .par")
+    return Lesson(slug, config.name or slug, _teaching(text), config, config.par, text)
 
 
 def lessons() -> list[Lesson]:
