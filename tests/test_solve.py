@@ -320,3 +320,17 @@ def test_check_verifies_par(tmp_path) -> None:  # type: ignore[no-untyped-def]
     never.write_text(".power 1.5\n.goal 11\n.par 4\n")
     out = moonasm("check", str(never))
     assert out.returncode == 3 and "no program reaches the goal" in out.stderr
+
+
+def test_check_keeps_proved_optima_in_the_user_cache(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import os
+
+    puzzle = tmp_path / "low.masm"
+    puzzle.write_text(".set RAM1, 3\n.goal 6\n.par 1.5\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-m", "moonasm", "check", str(puzzle)],
+                           capture_output=True, text=True, env=env, timeout=60)
+            for _ in range(2)]
+    assert runs[0].stderr == runs[1].stderr and "below the optimum" in runs[0].stderr
+    cache = json.loads((tmp_path / "cache" / "moonasm" / "pars.json").read_text())
+    assert list(cache.values()) == [[4, "MOV A, RAM; ROL A"]]

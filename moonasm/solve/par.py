@@ -1,49 +1,114 @@
 """A puzzle's `.par` against the optimum the solver proves (`moonasm check`).
 
 A par below the optimum cannot be met by any program: an error. A par above it is met by
-programs that are not the cheapest: a warning, with the optimum in the message. A par that
-the solver cannot settle within its budget is left alone (nothing is claimed).
+programs that are not the cheapest: a warning, with the optimum in the message. A goal no
+program reaches is an error; a par the solver cannot settle within its budget is not judged.
+
+An optimum, once proved, is kept in the user's cache (`$XDG_CACHE_HOME/moonasm/pars.json`,
+keyed by the puzzle's rules and moonasm's version), so checking a puzzle again costs no
+search: `moonasm check` start-up is a measured figure.
 """
 
 from __future__ import annotations
 
-from moonasm import isa
+import json
+import os
+
+from moonasm import __version__, isa
 from moonasm.diagnostics import Diagnostic, Span
-from moonasm.lang.check import Program
+from moonasm.lang.check import Config, Program
 from moonasm.lang.nodes import Directive
 from moonasm.lang.parse import Parsed
 
 SECONDS = 5.0
+CACHE_ENTRIES = 2000
+UNREACHABLE = "unreachable"
 
 
 def par_span(parsed: Parsed) -> Span:
+    """Where the `.par` value is written, for the caret."""
     for node in parsed.nodes:
         if isinstance(node, Directive) and node.name.lower() == ".par":
             return node.operands[0].span if node.operands else node.span
     return Span(1, 1)
 
 
-def verify(program: Program, parsed: Parsed) -> list[Diagnostic]:
-    """The diagnostics of the program's `.par`, if it declares one and a goal."""
+def _key(config: Config) -> str:
+    return repr((__version__, config.bits, config.mode, config.players, config.power,
+                 sorted(config.sets.items()), config.goal, sorted(config.hackers.items()),
+                 sorted(config.disabled)))
+
+
+def _cache_path() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "moonasm", "pars.json")
+
+
+def _read_cache() -> dict[str, object]:
+    try:
+        with open(_cache_path(), encoding="utf-8") as f:
+            data = json.load(f)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_cache(cache: dict[str, object]) -> None:
+    path = _cache_path()
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        keep = dict(list(cache.items())[-CACHE_ENTRIES:])
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump(keep, f)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a cache that cannot be written only costs a search next time
+
+
+def optimum(config: Config) -> tuple[int, str] | str | None:
+    """The optimum's (power in halves, program), UNREACHABLE, or None when the search ran out
+    of budget."""
+    cache = _read_cache()
+    key = _key(config)
+    known = cache.get(key)
+    if known == UNREACHABLE:
+        return UNREACHABLE
+    if isinstance(known, list) and len(known) == 2:
+        return int(known[0]), str(known[1])
     from moonasm.solve import BudgetExceeded, Problem, solve
 
+    try:
+        solution = solve(Problem.from_config(config), seconds=SECONDS)
+    except BudgetExceeded:
+        return None
+    answer: tuple[int, str] | str = UNREACHABLE if solution is None else (
+        solution.power, solution.program().replace("\n", "; "))
+    cache[key] = answer if isinstance(answer, str) else list(answer)
+    _write_cache(cache)
+    return answer
+
+
+def verify(program: Program, parsed: Parsed) -> list[Diagnostic]:
+    """The diagnostics of the program's `.par`, if it declares one and a goal."""
     config = program.config
     par = config.par
     if par is None or config.goal is None or program.bot:
         return []
-    try:
-        optimum = solve(Problem.from_config(config), seconds=SECONDS)
-    except BudgetExceeded:
+    best = optimum(config)
+    if best is None:
         return []
     span = par_span(parsed)
-    if optimum is None:
+    if best == UNREACHABLE:
         return [Diagnostic("semantic", f".par {isa.format_halves(par)}, but no program "
                            "reaches the goal under these rules", span)]
-    best = f"{isa.format_halves(optimum.power)} ({optimum.program().replace(chr(10), '; ')})"
-    if par < optimum.power:
+    assert isinstance(best, tuple)
+    power, cheapest = best
+    shown = f"{isa.format_halves(power)} ({cheapest})"
+    if par < power:
         return [Diagnostic("semantic", f".par {isa.format_halves(par)} is below the optimum: "
-                           f"no program reaches the goal for less than {best}", span)]
-    if par > optimum.power:
+                           f"no program reaches the goal for less than {shown}", span)]
+    if par > power:
         return [Diagnostic("semantic", f".par {isa.format_halves(par)} is above the optimum, "
-                           f"{best}", span, severity="warning")]
+                           f"{shown}", span, severity="warning")]
     return []
