@@ -105,3 +105,26 @@ def test_json_is_valid_whatever_bytes_a_file_name_holds(tmp_path) -> None:
     assert proc.returncode == 2
     obj = json.loads(proc.stdout.decode("utf-8"))
     assert obj["diagnostics"][0]["file"].endswith("caf\udce9.masm")
+
+
+def test_docs_list_every_commands_failure_keys() -> None:
+    """docs/cli.md's table of failure objects is the commands' own json_failure, key by key."""
+    import importlib
+    import re
+
+    from conftest import ROOT
+
+    from moonasm.cli.main import SUBCOMMANDS
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    documented: dict[str, list[str]] = {}
+    for names, keys in re.findall(r"^\| (`[a-z]+`(?:, `[a-z]+`)*) \| (.*) \|$", text, re.M):
+        listed = re.findall(r"`([a-z_]+)`", re.sub(r"\([^)]*\)", "", keys))
+        for name in re.findall(r"`([a-z]+)`", names):
+            documented[name] = [] if keys.startswith("none") else listed
+    for name, (module, _) in SUBCOMMANDS.items():
+        mod = importlib.import_module(f"moonasm.cli.{module}")
+        failure = getattr(mod, "json_failure", failure_object)([usage_json("x")])
+        assert name in documented, f"docs/cli.md does not say what '{name}' prints on failure"
+        assert list(failure)[1:-1] == documented[name], name
+        assert list(failure)[0] == "ok" and list(failure)[-1] == "diagnostics"
