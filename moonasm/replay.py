@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from moonasm import isa
@@ -57,9 +57,13 @@ class Replay:
     """Turns a log into lines of text; `lines()` yields them. `summary` is the reader's
     `scan()`: the log has been validated whole before anything is shown."""
 
-    def __init__(self, log: LogReader, summary: Summary, options: Options | None = None):
+    def __init__(self, log: LogReader, summary: Summary, options: Options | None = None,
+                 events: Iterable[tuple[int, Event]] | None = None):
+        """`events` replaces the log's own (`moonasm.game.log.with_steps`: a log without
+        steps, its statements regenerated)."""
         self.log = log
         self.summary = summary
+        self.events = log.events() if events is None else events
         self.o = options or Options()
         config = log.config
         self.bits: int = config["bits"]
@@ -165,7 +169,7 @@ class Replay:
             yield self.paint("Setup", BOLD)
         showing = whole
         in_turn = False
-        for number, event in self.log.events():
+        for number, event in self.events:
             kind = event["event"]
             if kind == "turn":
                 self.turn += 1
@@ -185,9 +189,13 @@ class Replay:
                 yield from out
             if kind == "end_turn":
                 in_turn = False
+                if o.turn is not None and self.turn >= o.turn:
+                    break  # nothing after the chosen turn is shown
             if kind == "round_end":
                 self.round = event["round"] + 1
-                if o.turn is None and o.round is None:
+                if o.round is not None and self.round > o.round:
+                    break
+                if whole:
                     yield ""
         if not self.summary.complete:
             yield ""

@@ -154,12 +154,12 @@ def test_a_number_too_long_for_python(game: Path, capsys: pytest.CaptureFixture[
 
 def test_ram_keys_are_the_seats(game: Path, capsys: pytest.CaptureFixture[str]) -> None:
     objs = lines_of(game)
-    at = first(objs, "step")
+    at = first(objs, "turn")
     objs[at]["ram"] = {"1": 0, "²": 1}
     rewrite(game, objs)
     code, out, err = replay(capsys, str(game))
     assert (code, out) == (3, "")
-    assert f"{game}:{at + 1}: error: the \"step\" event: \"ram\" should have one value for " \
+    assert f"{game}:{at + 1}: error: the \"turn\" event: \"ram\" should have one value for " \
            "each seat (1, 2)" in err
 
 
@@ -178,12 +178,11 @@ def test_control_characters_never_reach_the_terminal(
         game: Path, capsys: pytest.CaptureFixture[str]) -> None:
     objs = lines_of(game)
     objs[0]["players"][0]["name"] = "evil\x1b[2J\x07"
-    at = first(objs, "step")
-    objs[at]["statement"] = "OR A, B\x1b]0;owned\x07"
+    objs[0]["players"][1]["file"] = "hoarder\x1b]0;owned\x07.masm"
     rewrite(game, objs)
     code, out, err = replay(capsys, str(game), "--all-steps")
     assert code == 0 and "\x1b" not in out and "\x07" not in out
-    assert "evil\\x1b[2J\\x07" in out and "OR A, B\\x1b]0;owned\\x07" in out
+    assert "evil\\x1b[2J\\x07" in out and "hoarder\\x1b]0;owned\\x07.masm" in out
 
 
 # -- what a log can make replay do is bounded ---------------------------------------------------
@@ -305,7 +304,8 @@ def test_the_header_records_the_deal(tmp_path: Path, capsys: pytest.CaptureFixtu
     events: list[dict[str, Any]] = []
     names = [p["name"] for p in objs[0]["players"]]
     programs = [bot((ROOT / p["file"]).read_text()) for p in objs[0]["players"]]
-    Game(options_from_header(objs[0]), names, json_sink(events.append), deck=deck).play(
+    Game(options_from_header(objs[0]), names, json_sink(events.append), deck=deck,
+         steps=False).play(
         programs)
     assert events == objs[1:]
 
@@ -343,8 +343,9 @@ def test_json_when_the_log_is_shown_and_verified(game: Path,
 
 def test_json_when_the_log_is_malformed_or_differs(
         game: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = game.read_bytes()
     objs = lines_of(game)
-    at = first(objs, "step")
+    at = first(objs, "turn")
     objs[at]["registers"][1] ^= 1
     rewrite(game, objs)
     code, out, err = replay(capsys, str(game), "--verify", "--json")
@@ -362,7 +363,6 @@ def test_json_when_the_log_is_malformed_or_differs(
     assert got["diagnostics"][0]["kind"] == "log" and got["diagnostics"][0]["line"] == at + 1
     code, out, err = replay(capsys, str(game.parent / "missing.jsonl"), "--json")
     assert code == 2 and json.loads(out)["diagnostics"][0]["kind"] == "usage"
-    objs[at]["registers"][1] = 0
-    rewrite(game, objs)
+    game.write_bytes(original)
     code, out, err = replay(capsys, str(game), "--json", "--turn", "999")
     assert code == 2 and json.loads(out)["diagnostics"][0]["message"].startswith("--turn 999")

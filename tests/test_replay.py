@@ -346,8 +346,8 @@ MALFORMED: list[tuple[str, str | bytes, str]] = [
     ("wrong format", jsonl([dict(HEADER, format="chess-log"), *COOP]),
      "line 1: not a MOON game log"),
     ("no header", jsonl(COOP), "line 1: the log starts with an event"),
-    ("newer version", jsonl([dict(HEADER, version=2), *COOP]),
-     "line 1: log format version 2 (written by a newer moonasm?)"),
+    ("newer version", jsonl([dict(HEADER, version=3), *COOP]),
+     "line 1: log format version 3 (written by a newer moonasm?)"),
     ("header missing key", jsonl([{k: v for k, v in HEADER.items() if k != "seed"}]),
      "line 1: the header has no \"seed\""),
     ("bad config", jsonl([dict(HEADER, config=dict(HEADER["config"], bits="four"))]),
@@ -507,7 +507,7 @@ def test_verify_names_the_first_line_that_differs(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     log = _logged_game(tmp_path, capsys)
     lines = log.read_text().splitlines()
-    at = next(i for i, line in enumerate(lines) if '"event":"step"' in line)
+    at = next(i for i, line in enumerate(lines) if '"event":"turn"' in line)
     event = json.loads(lines[at])
     event["registers"][3] ^= 1  # a forged register value, still a well-formed log
     lines[at] = json.dumps(event, separators=(",", ":"))
