@@ -12,12 +12,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from moonasm.cli.main import main
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, header
+from moonasm.game.log import LogWriter, dealt, dumps, header
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -146,3 +148,19 @@ def test_the_header_says_version_2() -> None:
     head = header(GameOptions(), [{"seat": 1, "name": "a", "file": "a.masm",
                                    "sha256": "0" * 64}])
     assert head["version"] == 2
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), mode=st.sampled_from(["coop", "versus"]),
+       bits=st.sampled_from([4, 5, 6, 8]), level=st.sampled_from(["novice", "medium", "hacker"]),
+       events=st.booleans(), players=st.integers(1, 4))
+def test_the_header_deal_is_the_engines(seed: int, mode: str, bits: int, level: str,
+                                        events: bool, players: int) -> None:
+    options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, seed=seed)
+    assert dealt(options, players) == Game(options, ["p"] * players).dealt_json
+
+
+def test_dumps_is_json_dumps() -> None:
+    obj = {"event": "x", "s": "café \x1b\"\\", "n": None, "f": 1.5, "i": 10**40, "b": True,
+           "l": [1, {"k": []}]}
+    assert dumps(obj) == json.dumps(obj, ensure_ascii=True, separators=(",", ":"))

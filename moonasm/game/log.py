@@ -56,8 +56,30 @@ MAX_STEPS = GameOptions.max_steps
 Event = dict[str, Any]
 
 
+def _encoder() -> Callable[[Any], str]:
+    """One compact ASCII JSON encoder for every line: `json.dumps` with these options builds
+    a new encoder per call, a third of what logging a short game costs."""
+    from json import encoder
+
+    make = getattr(encoder, "c_make_encoder", None)
+    if make is None:  # no C accelerator: the pure-Python encoder, built once
+        return json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+
+    def refuse(obj: Any) -> Any:
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    encode = make(None, refuse, encoder.encode_basestring_ascii, None, ":", ",", False, False,
+                  True)
+    return lambda obj: "".join(encode(obj, 0))
+
+
+_ENCODE = _encoder()
+
+
 def dumps(obj: dict[str, Any]) -> str:
-    return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
+    """One log line (without its newline): `json.dumps(obj, ensure_ascii=True,
+    separators=(",", ":"))`, byte for byte."""
+    return _ENCODE(obj)
 
 
 def sha256(data: bytes) -> str:
@@ -80,11 +102,21 @@ def header(options: GameOptions, players: list[dict[str, Any]],
 
 
 def dealt(options: GameOptions, players: int) -> list[str]:
-    """The deal of a game with these options, in draw order, as short card names (`"5"`,
-    `"BUG"`, `"RESET A"`): the engine deals it from the seed alone, before any bot plays."""
-    from moonasm.game.engine import Game
+    """The deal of a game with these options, in draw order, as `Game.dealt_json` names it
+    (`"5"`, `"BUG"`, `"RESET A"`). The game's one `random.Random(seed)` deals the deck
+    before anything else (`moonasm.game.deck`), so the deal is computed here without setting
+    a game up (a test checks it equals `Game.dealt_json` in every mode and option)."""
+    import random
 
-    return Game(options, [""] * players).dealt_json
+    from moonasm.game.deck import deal_coop, deal_versus
+
+    rng = random.Random(options.seed)
+    if options.mode == "versus":
+        cards = deal_versus(options, rng)
+    else:
+        initial, rest = deal_coop(options, players, rng)
+        cards = initial + rest
+    return [str(card) for card in cards]
 
 
 class LogWriter:

@@ -1,0 +1,92 @@
+"""What recording a game costs (issue 8: at most 1.5× an unlogged game, and a looping bot's
+37-round game logged in under 1 MB).
+
+`run()` returns (figure, value, baseline name, baseline value, unit) rows:
+
+* two-player competitive games per second between builder and hoarder (examples/bots/), each
+  written as `moonasm play --log` writes it (header, every event serialised, version 2);
+  the baseline is the same games unlogged, in the same run;
+* the same with the version 1 log (every statement traced on the interpreter and
+  serialised), against the same unlogged baseline: what logging cost before;
+* the size of the log of a bot that thinks all turn (`l: CMP A, GOAL / JNE l`, 10,000 steps
+  a turn) over a 37-round competitive game, against the same game's version 1 log.
+
+Run it alone with `python benchmarks/bench_log.py`.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = range(200)
+LOOPER = ".name \"looper\"\nl: CMP A, GOAL\nJNE l\n"
+
+
+def _players(names: list[str]) -> list[dict[str, Any]]:
+    return [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
+            for i, n in enumerate(names, 1)]
+
+
+def _play(programs: list[Any], names: list[str], seed: int, log: int,
+          max_rounds: int = 100) -> int:
+    """One game; `log` 0: unlogged, 2: as `play --log` writes it, 1: a version 1 log (every
+    statement). Returns the log's size in characters."""
+    from moonasm.game import Game, GameOptions
+    from moonasm.game.events import json_sink
+    from moonasm.game.log import LogWriter, header
+
+    options = GameOptions(mode="versus", seed=seed, max_rounds=max_rounds)
+    if not log:
+        Game(options, names).play(programs)
+        return 0
+    out = io.StringIO()
+    head = header(options, _players(names))
+    head["version"] = log
+    writer = LogWriter(out, head)
+    Game(options, names, json_sink(writer.write), steps=log == 1).play(programs)
+    return len(out.getvalue())
+
+
+def _rate(programs: list[Any], names: list[str], log: int) -> float:
+    start = time.perf_counter()
+    for seed in SEEDS:
+        _play(programs, names, seed, log)
+    return len(SEEDS) / (time.perf_counter() - start)
+
+
+def run() -> list[tuple[str, float, str, float, str]]:
+    from moonasm.game.bots import bot
+
+    names = ["builder", "hoarder"]
+    programs = [bot((ROOT / "examples" / "bots" / f"{n}.masm").read_text(encoding="utf-8"))
+                for n in names]
+    _rate(programs, names, 0)  # warm up: compile the bots' blocks once
+    # interleaved, best of three each, so a busy machine slows both alike
+    unlogged = logged = 0.0
+    for _ in range(3):
+        unlogged = max(unlogged, _rate(programs, names, 0))
+        logged = max(logged, _rate(programs, names, 2))
+    traced = _rate(programs, names, 1)
+
+    looper = [bot(LOOPER), bot(LOOPER)]
+    loop_names = ["looper", "looper"]
+    small = _play(looper, loop_names, 1, 2, max_rounds=37)
+    big = _play(looper, loop_names, 1, 1, max_rounds=37)
+    return [
+        ("logged versus games/s (log v2, builder vs hoarder)", logged,
+         "same games unlogged", unlogged, "games/s"),
+        ("logged versus games/s (log v1: every statement traced)", traced,
+         "same games unlogged", unlogged, "games/s"),
+        ("log of a looping bot's 37-round game (v2)", small / 1e6,
+         "same game as a v1 log", big / 1e6, "MB"),
+    ]
+
+
+if __name__ == "__main__":
+    for figure, value, base_name, base, unit in run():
+        print(f"{figure}: {value:.3g} {unit} (baseline {base_name}: {base:.3g} {unit}; "
+              f"ratio {value / base:.3g})")
