@@ -59,11 +59,11 @@ class Duel:
                     self.solved, self.faults_against, self.faults)
 
 
-def duel(a: Bot, b: Bot, seeds: range) -> Duel:
+def duel(a: Bot, b: Bot, seeds: range, events: bool = False) -> Duel:
     d = Duel()
     for seed in seeds:
         for seats in ((a, b), (b, a)):
-            result = play(list(seats), GameOptions(mode="versus", seed=seed))
+            result = play(list(seats), GameOptions(mode="versus", seed=seed, events=events))
             me = 1 if seats[0] is a else 2
             other = 3 - me
             players = {p["seat"]: p for p in result["players"]}
@@ -84,6 +84,17 @@ def duel(a: Bot, b: Bot, seeds: range) -> Duel:
 
 def pct(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "-"
+
+
+def pairings(bots: list[Bot], duels: dict[tuple[str, str], Duel]) -> list[str]:
+    out = ["| pairing | games | wins | ties | losses | goals solved a game | faults |",
+           "|---|---|---|---|---|---|---|"]
+    for first, second in itertools.combinations([b.name for b in bots], 2):
+        d = duels[(first, second)]
+        out.append(f"| {first} vs {second} | {d.games} | {d.wins} | {d.shared} | {d.losses} | "
+                   f"{d.solved / d.games:.1f} – {d.solved_against / d.games:.1f} | "
+                   f"{d.faults} – {d.faults_against} |")
+    return out
 
 
 def table(bots: list[Bot], seeds: range) -> str:
@@ -108,13 +119,14 @@ def table(bots: list[Bot], seeds: range) -> str:
                 d = duels[(row, column)]
                 cells.append(f"{pct(d.wins, d.games)} (ties {pct(d.shared, d.games)})")
         out.append(f"| **{row}** | " + " | ".join(cells) + " |")
-    out += ["", "| pairing | games | wins | ties | losses | goals solved a game | faults |",
-            "|---|---|---|---|---|---|---|"]
-    for first, second in itertools.combinations(names, 2):
-        d = duels[(first, second)]
-        out.append(f"| {first} vs {second} | {d.games} | {d.wins} | {d.shared} | {d.losses} | "
-                   f"{d.solved / d.games:.1f} – {d.solved_against / d.games:.1f} | "
-                   f"{d.faults} – {d.faults_against} |")
+    out += [""] + pairings(bots, duels)
+    out += ["", f"### Competitive with the 17 event cards (RESET, ERROR, OK), seeds "
+            f"{seeds.start}-{seeds.stop - 1}, both seat orders", "",
+            "An ERROR card disables a register or an operation until an OK card repairs it; "
+            "a bot that reads `ERROR x` and `COST op` (spec §3.1) never faults on one.", ""]
+    with_events = {(a.name, b.name): duel(a, b, seeds, events=True)
+                   for a, b in itertools.combinations(bots, 2)}
+    out += pairings(bots, with_events)
     out += ["", f"### Cooperative: each bot alone, 4 bits, seeds {seeds.start}-"
             f"{seeds.stop - 1}", "",
             "| bot | " + " | ".join(f"{lv}: won" for lv in LEVELS) + " | "

@@ -140,7 +140,8 @@ def test_hoarder_restores_its_saved_value() -> None:
     res = situation("hoarder", 9, 2, "versus", {"A": 2, "RAM1": 8})
     assert res.machine.regs[0] in (8, 9)
     res = situation("hoarder", 9, 3, "versus", {"A": 2, "RAM1": 8})
-    assert res.reached and res.machine.spent == 5  # MOV 1/2 + INC 2
+    # MOV 1/2 + INC 2, then the last 1/2 saves it: COST MOV reads 1/2 in competitive games
+    assert res.reached and res.machine.spent == 6 and res.machine.ram[1] == 9
 
 
 def test_hoarder_takes_its_goal_from_ram() -> None:
