@@ -54,13 +54,6 @@ SOURCES = [CHASE, OVERLOAD, SPENDER, HACKER, COUNTER_SRC, MIXER_SRC,
            (EXAMPLES / "builder.masm").read_text(), (EXAMPLES / "hoarder.masm").read_text()]
 
 
-# Issue 7 defect 1 on the compiled path (vm/compile.py, the core helper's fix): the games it
-# changes today. Strict: once the fix lands these pass, and the marks must go.
-DEFECT_1 = pytest.mark.xfail(strict=True, reason="issue 7 defect 1: a compiled loop that "
-                             "reaches a goal drops later registers' writes")
-DIVERGING_TODAY = {("coop", 4, 3), ("coop", 4, 7), ("coop", 5, 17), ("versus", 5, 7)}
-
-
 def play(options: GameOptions, sources: list[str], *, interpreter: bool,
          steps: bool = False) -> tuple[list[ev.GameEvent], dict]:
     events: list[ev.GameEvent] = []
@@ -96,7 +89,6 @@ def test_the_fast_path_and_the_interpreter_play_the_same_game(mode, bits, seed):
     assert logged_end == fast_end
 
 
-@DEFECT_1
 def test_the_chase_of_issue_7_plays_the_same_game_both_ways():
     options = GameOptions(hackers={1: "rotation"}, seed=6)
     fast, fast_end = play(options, [CHASE], interpreter=False)
@@ -106,10 +98,11 @@ def test_the_chase_of_issue_7_plays_the_same_game_both_ways():
     assert fast == slow and fast_end == slow_end
 
 
-def loop_cases() -> list[object]:
-    return [pytest.param(mode, bits, seed,
-                         marks=[DEFECT_1] if (mode, bits, seed) in DIVERGING_TODAY else [])
-            for mode in ("coop", "versus") for bits in (4, 5, 6, 8) for seed in range(20)]
+def loop_cases() -> list[tuple[str, int, int]]:
+    # before the compiled path's fix of issue 7 defect 1, games (coop, 4, 3), (coop, 4, 7),
+    # (coop, 5, 17) and (versus, 5, 7) diverged here
+    return [(mode, bits, seed) for mode in ("coop", "versus") for bits in (4, 5, 6, 8)
+            for seed in range(20)]
 
 
 @pytest.mark.parametrize("mode,bits,seed", loop_cases())
