@@ -89,7 +89,7 @@ def _in_process(tmp: Path) -> list[Row]:
     valid, _ = entrants.load(entrants.expand([str(field)]), 4)
     programs = {e.key: bot(e.source) for e in valid}
     names = {e.key: e.name for e in valid}
-    specs = schedule.tournament(sorted(programs), 2, 40, 1)  # 15 pairings, 600 games
+    specs = schedule.tournament(sorted(programs), 2, 200, 1)  # 15 pairings, 3,000 games
     counter = iter(range(1_000))
 
     def plain(log: bool) -> float:
@@ -106,7 +106,7 @@ def _in_process(tmp: Path) -> list[Row]:
     def tournament() -> float:
         out = tmp / f"out{next(counter)}"
         start = time.process_time()
-        main(["tournament", str(field), "--games", "40", "--seed", "1", "--jobs", "1",
+        main(["tournament", str(field), "--games", "200", "--seed", "1", "--jobs", "1",
               "--out", str(out), "--json"])
         return len(specs) / (time.process_time() - start)
 

@@ -149,4 +149,4 @@ class Store:
 
 
 def compress(text: str) -> bytes:
-    return gzip.compress(text.encode("ascii"), mtime=0)
+    return gzip.compress(text.encode("ascii"), compresslevel=1, mtime=0)
