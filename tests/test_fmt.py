@@ -160,3 +160,14 @@ def test_standard_input_to_standard_output() -> None:
     done = subprocess.run([sys.executable, "-m", "moonasm", "fmt", "-"], input=b"rol\n",
                           capture_output=True, cwd=ROOT)
     assert (done.returncode, done.stdout) == (3, b"rol\n")
+
+
+def test_every_program_in_the_repository_is_formatted() -> None:
+    from conftest import ROOT
+
+    files = sorted(ROOT.glob("examples/**/*.masm")) + sorted(ROOT.glob("moonasm/**/*.masm"))
+    assert files
+    unformatted = [str(f.relative_to(ROOT)) for f in files
+                   if format_source(f.read_text(encoding="utf-8")) != f.read_text(
+                       encoding="utf-8")]
+    assert unformatted == []
