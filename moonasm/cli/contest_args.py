@@ -58,19 +58,14 @@ def setup(args: argparse.Namespace, paths: list[str], players: int,
     from moonasm.contest import entrants
     from moonasm.contest.contest import Setup
     from moonasm.contest.execute import default_jobs
-    from moonasm.game.engine import GameOptions
-    from moonasm.game.seats import SeatError, parse_hackers, parse_levels
+    from moonasm.game.seats import SeatError, game_options
 
     try:
-        levels = parse_levels(args.level, players)
-        hackers = parse_hackers(args.hacker, players)
+        options = game_options(players, mode=args.mode, bits=args.bits, levels=args.level,
+                               hackers=args.hacker, events=args.events, extras=args.extras,
+                               max_rounds=args.max_rounds)
     except SeatError as e:
         raise UsageError(str(e)) from None
-    options = GameOptions(mode=args.mode, bits=args.bits, levels=levels, hackers=hackers,
-                          events=args.events, extras=args.extras, max_rounds=args.max_rounds)
-    problems = options.problems(players)
-    if problems:
-        raise UsageError(problems[0])
     if args.jobs is None:
         args.jobs = default_jobs()
     seed = args.seed

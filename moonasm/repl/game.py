@@ -562,7 +562,7 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
 
     from moonasm.cli.common import UsageError, print_diagnostics
     from moonasm.game.bots import Bot, load_bot
-    from moonasm.game.seats import SeatError, parse_hackers, parse_levels
+    from moonasm.game.seats import SeatError, game_options
 
     players = len(args.seats)
     if players > 4:
@@ -590,16 +590,12 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
         raise BotsInvalid()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     try:
-        levels = parse_levels(args.level, players)
-        hackers = parse_hackers(args.hacker, players)
+        options = game_options(players, mode=args.mode, bits=args.bits, levels=args.level,
+                               hackers=args.hacker, events=args.events,
+                               extras=args.extras or "off", max_rounds=args.max_rounds or 100,
+                               seed=seed)
     except SeatError as e:
         raise UsageError(str(e)) from None
-    options = GameOptions(mode=args.mode, bits=args.bits, levels=levels, hackers=hackers,
-                          events=args.events, extras=args.extras or "off", seed=seed,
-                          max_rounds=args.max_rounds or 100)
-    problems = options.problems(players)
-    if problems:
-        raise UsageError("; ".join(problems))
     return GameSession(options, seats, glyphs)
 
 
