@@ -202,3 +202,54 @@ def parse_positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
     return value
+
+
+def parse_set(text: str) -> tuple[str, int]:
+    """`--set X=V`: a register A-D or a module RAM1-RAM4, and its start value."""
+    from moonasm import isa
+    from moonasm.diagnostics import shorten
+
+    where, eq, value = text.partition("=")
+    name = where.strip().upper()
+    if not eq or name not in isa.REGISTERS + isa.RAM_WORDS[1:]:
+        raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not X=V with X a register "
+                                         "A-D or a module RAM1-RAM4")
+    try:
+        return name, parse_value(value.strip())
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: {e}") from None
+
+
+def parse_hacker(text: str) -> tuple[int, str]:
+    """`--hacker KIND` (player 1) or `--hacker N=KIND`."""
+    from moonasm import isa
+    from moonasm.diagnostics import shorten
+
+    seat_text, eq, kind = text.rpartition("=")
+    kind = kind.strip().lower()
+    seat = 1
+    if eq:
+        if seat_text.strip() not in ("1", "2", "3", "4"):
+            raise argparse.ArgumentTypeError(f"'{shorten(seat_text)}' is not a player (1-4)")
+        seat = int(seat_text)
+    if kind not in isa.HACKERS:
+        raise argparse.ArgumentTypeError(f"'{shorten(kind)}' is not a hacker (one of "
+                                         f"{', '.join(isa.HACKERS)})")
+    return seat, kind
+
+
+def parse_disable(text: str) -> str:
+    """`--disable X`: a register B-D or a machine operation, as an ERROR card leaves it."""
+    from moonasm import isa
+    from moonasm.diagnostics import shorten
+
+    word = text.strip().upper()
+    op = isa.OPERATIONS.get(word)
+    if word in isa.REGISTERS[1:] or op is not None and op.is_machine_op:
+        return word
+    if word == "A":
+        raise argparse.ArgumentTypeError("register A cannot be disabled (there is no ERROR A)")
+    if op is not None:
+        raise argparse.ArgumentTypeError(f"{word} is control flow; only registers B-D and "
+                                         "operations can be disabled")
+    raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not B, C, D or an operation")

@@ -21,8 +21,11 @@ from moonasm.cli.common import (
     fail_usage,
     failure_object,
     parse_bits,
+    parse_disable,
+    parse_hacker,
     parse_halves,
     parse_positive,
+    parse_set,
     parse_value,
     print_diagnostics,
     print_json,
@@ -45,13 +48,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
     p.add_argument("--power", type=parse_halves, metavar="P",
                    help="power per turn (steps of 0.5)")
-    p.add_argument("--set", action="append", default=[], type=_set_pair, metavar="X=V",
+    p.add_argument("--set", action="append", default=[], type=parse_set, metavar="X=V",
                    help="start value of a register A-D or module RAMn (repeatable)")
     p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
-    p.add_argument("--hacker", action="append", default=[], type=_hacker,
+    p.add_argument("--hacker", action="append", default=[], type=parse_hacker,
                    metavar="KIND|N=KIND",
                    help="player 1's hacker (or player N's): addition, copy, rotation or logic")
-    p.add_argument("--disable", action="append", default=[], type=_disable, metavar="X",
+    p.add_argument("--disable", action="append", default=[], type=parse_disable, metavar="X",
                    help="register B-D or an operation unusable, as an ERROR card leaves it "
                    "(repeatable)")
     p.add_argument("--turns", type=parse_positive, metavar="N",
@@ -65,57 +68,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 # -- option values -------------------------------------------------------------------------
-
-def _set_pair(text: str) -> tuple[str, int]:
-    """`--set X=V`: a register A-D or a module RAM1-RAM4, and its start value."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
-
-    where, eq, value = text.partition("=")
-    name = where.strip().upper()
-    if not eq or name not in isa.REGISTERS + isa.RAM_WORDS[1:]:
-        raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not X=V with X a register "
-                                         "A-D or a module RAM1-RAM4")
-    try:
-        return name, parse_value(value.strip())
-    except argparse.ArgumentTypeError as e:
-        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: {e}") from None
-
-
-def _hacker(text: str) -> tuple[int, str]:
-    """`--hacker KIND` (player 1) or `--hacker N=KIND`."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
-
-    seat_text, eq, kind = text.rpartition("=")
-    kind = kind.strip().lower()
-    seat = 1
-    if eq:
-        if seat_text.strip() not in ("1", "2", "3", "4"):
-            raise argparse.ArgumentTypeError(f"'{shorten(seat_text)}' is not a player (1-4)")
-        seat = int(seat_text)
-    if kind not in isa.HACKERS:
-        raise argparse.ArgumentTypeError(f"'{shorten(kind)}' is not a hacker (one of "
-                                         f"{', '.join(isa.HACKERS)})")
-    return seat, kind
-
-
-def _disable(text: str) -> str:
-    """`--disable X`: a register B-D or a machine operation, as an ERROR card leaves it."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
-
-    word = text.strip().upper()
-    op = isa.OPERATIONS.get(word)
-    if word in isa.REGISTERS[1:] or op is not None and op.is_machine_op:
-        return word
-    if word == "A":
-        raise argparse.ArgumentTypeError("register A cannot be disabled (there is no ERROR A)")
-    if op is not None:
-        raise argparse.ArgumentTypeError(f"{word} is control flow; only registers B-D and "
-                                         "operations can be disabled")
-    raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not B, C, D or an operation")
-
 
 def _option_problem(args: argparse.Namespace, parsed: Parsed, config: Config,
                     bot: bool) -> str | None:

@@ -20,14 +20,16 @@ from moonasm.cli.common import (
     fail_usage,
     failure_object,
     parse_bits,
+    parse_disable,
+    parse_hacker,
     parse_halves,
     parse_positive,
+    parse_set,
     parse_value,
     print_diagnostics,
     print_json,
     read_program,
 )
-from moonasm.cli.run_cmd import _disable, _hacker, _set_pair
 
 if TYPE_CHECKING:
     from moonasm.solve import Problem, Solution
@@ -41,15 +43,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a puzzle whose directives give the starting state")
     p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
     p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
-    p.add_argument("--set", action="append", default=[], metavar="X=V", type=_set_pair,
+    p.add_argument("--set", action="append", default=[], metavar="X=V", type=parse_set,
                    help="start value of a register A-D or module RAMn (repeatable)")
     p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
     p.add_argument("--power", type=parse_halves, metavar="P",
                    help="power per turn: split the program into turns of at most P")
-    p.add_argument("--hacker", action="append", default=[], metavar="[N=]KIND", type=_hacker,
+    p.add_argument("--hacker", action="append", default=[], metavar="[N=]KIND", type=parse_hacker,
                    help="a player's hacker (player 1 unless N=): addition, copy, rotation "
                    "or logic")
-    p.add_argument("--disable", action="append", default=[], metavar="X", type=_disable,
+    p.add_argument("--disable", action="append", default=[], metavar="X", type=parse_disable,
                    help="a register B-D or an operation out of order (repeatable)")
     p.add_argument("--extras", action="store_true",
                    help="allow the extra operations (XCHG, SHL, SHR, ADD, SUB, NOR, ...)")
