@@ -82,7 +82,6 @@ def _in_process(tmp: Path) -> list[Row]:
     from moonasm.contest import entrants, schedule
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game, GameOptions
-    from moonasm.game.events import json_sink
     from moonasm.game.log import LogWriter, header
 
     field = _field(tmp / "six", 6)
@@ -98,7 +97,7 @@ def _in_process(tmp: Path) -> list[Row]:
             options = GameOptions(mode="versus", seed=spec.seed)
             on_event = None
             if log:
-                on_event = json_sink(LogWriter(io.StringIO(), header(options, [])).write)
+                on_event = LogWriter(io.StringIO(), header(options, [])).event
             Game(options, [names[k] for k in spec.seats], on_event, steps=False).play(
                 [programs[k] for k in spec.seats])
         return len(specs) / (time.process_time() - start)

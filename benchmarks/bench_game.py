@@ -34,7 +34,6 @@ def _bots() -> tuple[list[str], list[Any]]:
 
 def _games(programs: list[Any], names: list[str], log: bool) -> float:
     from moonasm.game import Game, GameOptions
-    from moonasm.game.events import json_sink
     from moonasm.game.log import LogWriter, header
 
     start = time.perf_counter()
@@ -42,7 +41,7 @@ def _games(programs: list[Any], names: list[str], log: bool) -> float:
         options = GameOptions(mode="versus", seed=seed)
         on_event = None
         if log:
-            on_event = json_sink(LogWriter(io.StringIO(), header(options, [])).write)
+            on_event = LogWriter(io.StringIO(), header(options, [])).event
         Game(options, names, on_event).play(programs)
     return time.perf_counter() - start
 

@@ -36,7 +36,6 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     """One game; `log` 0: unlogged, 2: as `play --log` writes it, 1: a version 1 log (every
     statement). Returns the log's size in characters."""
     from moonasm.game import Game, GameOptions
-    from moonasm.game.events import json_sink
     from moonasm.game.log import LogWriter, header
 
     options = GameOptions(mode="versus", seed=seed, max_rounds=max_rounds)
@@ -47,7 +46,7 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     head = header(options, _players(names))
     head["version"] = log
     writer = LogWriter(out, head)
-    Game(options, names, json_sink(writer.write), steps=log == 1).play(programs)
+    Game(options, names, writer.event, steps=log == 1).play(programs)
     return len(out.getvalue())
 
 

@@ -136,7 +136,6 @@ def main(args: argparse.Namespace) -> int:
     log_file = None
     on_event = None
     if args.log:
-        from moonasm.game.events import json_sink
         from moonasm.game.log import LogWriter, header
 
         try:
@@ -145,7 +144,7 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}", args.log)
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
-        on_event = json_sink(LogWriter(log_file, header(options, players_json)).write)
+        on_event = LogWriter(log_file, header(options, players_json)).event
     try:
         # A log keeps no statements (docs/games.md): the bots run on the fast path.
         game = Game(options, names, on_event, steps=False)

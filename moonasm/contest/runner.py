@@ -167,13 +167,12 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
     if log:
         import io
 
-        from moonasm.game.events import json_sink
         from moonasm.game.log import LogWriter, header
 
         stream = io.StringIO()
         players = [{"seat": seat, "name": name, "file": f"{sha}.masm", "sha256": sha}
                    for seat, (name, sha) in enumerate(zip(names, spec.seats, strict=True), 1)]
-        write_log = json_sink(LogWriter(stream, header(opts, players)).write)
+        write_log = LogWriter(stream, header(opts, players)).event
 
     def on_event(event: GameEvent) -> None:
         if type(event) is ev.Fault:

@@ -10,6 +10,10 @@ JSON lives here and nowhere else: `event.to_json()` gives the object one line of
 holds (keys in a fixed order, so the same game always gives the same bytes), and
 `from_json(obj)` gives the event back (`Unknown` for an event name this moonasm does not know,
 so a newer log can still be shown). The JSON is the log format `version` 1 byte for byte.
+`event.to_line()` is that object already written as its log line, `json.dumps(event.to_json(),
+ensure_ascii=True, separators=(",", ":"))` byte for byte (a property test plays many games to
+check it), formatted directly: building the object and encoding it was most of what logging a
+game cost (issue 8).
 
 Values are typed the way the engine holds them: registers as a tuple of four ints, RAM as a
 tuple of each seat's module in seat order (JSON: an object keyed by seat), power and cost in
@@ -23,8 +27,10 @@ seat; `Result` once, last.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii as _quoted
 from typing import Any, ClassVar
 
 from moonasm.isa import halves_number
@@ -44,6 +50,34 @@ def _ram_json(ram: tuple[int, ...]) -> dict[str, int]:
 
 def _ram(obj: dict[str, int]) -> tuple[int, ...]:
     return tuple(obj[key] for key in sorted(obj, key=int))
+
+
+# -- writing a line directly: what json.dumps(..., ensure_ascii=True, separators=(",", ":"))
+# writes for each value. Strings go through the encoder's own escaping (`_quoted`, the C one
+# when there is one); ints and floats are written as `json` writes them (their repr).
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else repr(value)
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _quoted(value)
+
+
+def _numbers(values: Iterable[float | None]) -> str:
+    return "[" + ",".join(["null" if v is None else repr(v) for v in values]) + "]"
+
+
+def _texts(values: Iterable[str]) -> str:
+    return "[" + ",".join([_quoted(v) for v in values]) + "]"
+
+
+def _registers(values: Registers) -> str:
+    return "[" + ",".join(map(repr, values)) + "]"
+
+
+def _ram_line(ram: tuple[int, ...]) -> str:
+    return "{" + ",".join([f'"{seat}":{value!r}' for seat, value in enumerate(ram, 1)]) + "}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +100,11 @@ class Draw:
             obj["to"] = self.to
         return obj
 
+    def to_line(self) -> str:
+        to = "" if self.to is None else ',"to":' + _quoted(self.to)
+        return (f'{{"event":"draw","seat":{_number(self.seat)},"card":{_quoted(self.card)},'
+                f'"value":{_number(self.value)},"name":{_text(self.name)}{to}}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Draw:
         return cls(obj["seat"], obj["card"], obj["value"], obj["name"], obj.get("to"))
@@ -84,6 +123,11 @@ class CardEvent:
     def to_json(self) -> Json:
         return {"event": "event", "name": self.name, "registers": list(self.registers),
                 "disabled": list(self.disabled)}
+
+    def to_line(self) -> str:
+        return (f'{{"event":"event","name":{_quoted(self.name)},'
+                f'"registers":{_registers(self.registers)},'
+                f'"disabled":{_texts(self.disabled)}}}')
 
     @classmethod
     def from_json(cls, obj: Json) -> CardEvent:
@@ -124,6 +168,18 @@ class Setup:
             obj["hack_tokens"] = list(self.hack_tokens)
         return obj
 
+    def to_line(self) -> str:
+        line = (f'{{"event":"setup","registers":{_registers(self.registers)},'
+                f'"deck":{self.deck!r},"pending":{_numbers(self.pending)},'
+                f'"bugs":{self.bugs!r}')
+        if self.slots is not None:
+            line += ',"slots":' + _numbers(self.slots)
+        if self.goals is not None:
+            line += ',"goals":' + _numbers(self.goals)
+        if self.hack_tokens is not None:
+            line += ',"hack_tokens":' + _numbers(self.hack_tokens)
+        return line + "}"
+
     @classmethod
     def from_json(cls, obj: Json) -> Setup:
         def opt(key: str) -> tuple[Any, ...] | None:
@@ -152,6 +208,12 @@ class Turn:
                 "power": halves_number(self.power), "goal": self.goal,
                 "registers": list(self.registers), "ram": _ram_json(self.ram)}
 
+    def to_line(self) -> str:
+        return (f'{{"event":"turn","round":{self.round!r},"seat":{self.seat!r},'
+                f'"power":{_number(halves_number(self.power))},'
+                f'"goal":{_number(self.goal)},"registers":{_registers(self.registers)},'
+                f'"ram":{_ram_line(self.ram)}}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Turn:
         return cls(obj["round"], obj["seat"], _halves(obj["power"]), obj["goal"],
@@ -169,6 +231,10 @@ class Skip:
 
     def to_json(self) -> Json:
         return {"event": "skip", "round": self.round, "seat": self.seat, "reason": self.reason}
+
+    def to_line(self) -> str:
+        return (f'{{"event":"skip","round":{self.round!r},"seat":{self.seat!r},'
+                f'"reason":{_quoted(self.reason)}}}')
 
     @classmethod
     def from_json(cls, obj: Json) -> Skip:
@@ -195,6 +261,13 @@ class Step:
                 "power": halves_number(self.power), "registers": list(self.registers),
                 "ram": _ram_json(self.ram)}
 
+    def to_line(self) -> str:
+        return (f'{{"event":"step","seat":{self.seat!r},"line":{self.line!r},'
+                f'"statement":{_quoted(self.statement)},'
+                f'"cost":{_number(halves_number(self.cost))},'
+                f'"power":{_number(halves_number(self.power))},'
+                f'"registers":{_registers(self.registers)},"ram":{_ram_line(self.ram)}}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Step:
         return cls(obj["seat"], obj["line"], obj["statement"], _halves(obj["cost"]) or 0,
@@ -218,6 +291,11 @@ class Solved:
         if len(self.cards) > 1:
             obj["cards"] = list(self.cards)
         return obj
+
+    def to_line(self) -> str:
+        cards = ',"cards":' + _numbers(self.cards) if len(self.cards) > 1 else ""
+        return (f'{{"event":"solved","seat":{self.seat!r},"goal":{self.goal!r},'
+                f'"score":{self.score!r}{cards}}}')
 
     @classmethod
     def from_json(cls, obj: Json) -> Solved:
@@ -243,6 +321,11 @@ class Fault:
                 "message": self.message, "line": self.line, "column": self.column,
                 "statement": self.statement}
 
+    def to_line(self) -> str:
+        return (f'{{"event":"fault","seat":{self.seat!r},"kind":{_quoted(self.kind)},'
+                f'"message":{_quoted(self.message)},"line":{_number(self.line)},'
+                f'"column":{_number(self.column)},"statement":{_text(self.statement)}}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Fault:
         return cls(obj["seat"], obj["kind"], obj["message"], obj["line"], obj["column"],
@@ -261,6 +344,10 @@ class Hack:
     def to_json(self) -> Json:
         return {"event": "hack", "seat": self.seat, "target": self.target, "goal": self.goal}
 
+    def to_line(self) -> str:
+        return (f'{{"event":"hack","seat":{self.seat!r},"target":{self.target!r},'
+                f'"goal":{self.goal!r}}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Hack:
         return cls(obj["seat"], obj["target"], obj["goal"])
@@ -276,6 +363,9 @@ class EndTurn:
 
     def to_json(self) -> Json:
         return {"event": "end_turn", "seat": self.seat, "steps": self.steps}
+
+    def to_line(self) -> str:
+        return f'{{"event":"end_turn","seat":{self.seat!r},"steps":{self.steps!r}}}'
 
     @classmethod
     def from_json(cls, obj: Json) -> EndTurn:
@@ -297,6 +387,12 @@ class RoundEnd:
         return {"event": "round_end", "round": self.round,
                 "pending": [{"goal": p.goal, "slot": p.slot} for p in self.pending],
                 "bugs": self.bugs, "deck": self.deck}
+
+    def to_line(self) -> str:
+        pending = ",".join([f'{{"goal":{_number(p.goal)},"slot":{p.slot!r}}}'
+                            for p in self.pending])
+        return (f'{{"event":"round_end","round":{self.round!r},"pending":[{pending}],'
+                f'"bugs":{self.bugs!r},"deck":{_number(self.deck)}}}')
 
     @classmethod
     def from_json(cls, obj: Json) -> RoundEnd:
@@ -330,6 +426,14 @@ class Result:
                 "players": [{"seat": p.seat, "name": p.name, "solved": p.solved,
                              "faults": p.faults} for p in self.players]}
 
+    def to_line(self) -> str:
+        players = ",".join([f'{{"seat":{p.seat!r},"name":{_quoted(p.name)},'
+                            f'"solved":{p.solved!r},"faults":{p.faults!r}}}'
+                            for p in self.players])
+        return (f'{{"event":"result","result":{_quoted(self.result)},'
+                f'"rounds":{self.rounds!r},"winners":{_numbers(self.winners)},'
+                f'"players":[{players}]}}')
+
     @classmethod
     def from_json(cls, obj: Json) -> Result:
         return cls(obj["result"], obj["rounds"], tuple(obj["winners"]),
@@ -351,6 +455,9 @@ class Unknown:
     def to_json(self) -> Json:
         return dict(self.data)
 
+    def to_line(self) -> str:
+        return json.dumps(self.data, ensure_ascii=True, separators=(",", ":"))
+
 
 GameEvent = (Draw | CardEvent | Setup | Turn | Skip | Step | Solved | Fault | Hack | EndTurn
              | RoundEnd | Result)
@@ -371,6 +478,6 @@ def from_json(obj: Json) -> AnyEvent:
 
 
 def json_sink(write: Callable[[Json], None]) -> Callable[[GameEvent], None]:
-    """An `on_event` sink that hands each event's JSON object to `write` (a log writer's
-    `write`, a list's `append`)."""
+    """An `on_event` sink that hands each event's JSON object to `write` (a list's `append`,
+    a comparison). A log is written with `LogWriter.event`, which skips the object."""
     return lambda event: write(event.to_json())

@@ -16,7 +16,9 @@ own option checks, and at most `MAX_STEPS` steps a turn), and the bot files it n
 only when they are regular files of at most `MAX_BOT_BYTES`.
 
 Lines are written with `json.dumps(..., ensure_ascii=True, separators=(",", ":"))` and keys in
-the order the engine builds them, so the same game always gives the same bytes.
+the order the engine builds them, so the same game always gives the same bytes. Event lines are
+formatted directly by `event.to_line()` (the same bytes, tested on many games), which halves
+what writing a line costs.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from moonasm.game.cards import EVENT_NAMES
 from moonasm.game.engine import GameOptions
 
 if TYPE_CHECKING:
+    from moonasm.game.events import GameEvent
     from moonasm.lang.check import Program
 
 FORMAT = "moonasm-game-log"
@@ -120,15 +123,25 @@ def dealt(options: GameOptions, players: int) -> list[str]:
 
 
 class LogWriter:
-    """Writes the header, then each event given to `write` (pass it as `on_event`)."""
+    """Writes the header, then each event given to `event` (pass it as the game's
+    `on_event`), each line flushed as it is written. `event` writes the event's `to_line()`,
+    the same bytes as `write(event.to_json())` without building and encoding the object."""
 
     def __init__(self, stream: IO[str], head: dict[str, Any]):
         self.stream = stream
+        self._write = stream.write
+        self._flush = stream.flush
         self.write(head)
 
-    def write(self, event: dict[str, Any]) -> None:
-        self.stream.write(dumps(event) + "\n")
-        self.stream.flush()
+    def write(self, obj: dict[str, Any]) -> None:
+        """One line holding `obj` (the header, or an event's JSON object)."""
+        self._write(dumps(obj) + "\n")
+        self._flush()
+
+    def event(self, event: GameEvent) -> None:
+        """One line holding `event`."""
+        self._write(event.to_line() + "\n")
+        self._flush()
 
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
@@ -627,7 +640,6 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     the first difference, so a log cannot make this run longer than the game it records.
     ValueError when a bot file is no longer a valid bot."""
     from moonasm.game.engine import Game
-    from moonasm.game.events import json_sink
 
     head = reader.header
     options = options_from_header(head)
@@ -640,16 +652,16 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     logged = reader.raw_lines()
     number = 0
 
-    def compare(obj: dict[str, Any]) -> None:
+    def compare(line: str) -> None:
         nonlocal number
         number += 1
-        if next(logged, b"") != (dumps(obj) + "\n").encode("ascii"):
+        if next(logged, b"") != (line + "\n").encode("ascii"):
             raise _Differs
 
     try:
-        compare(again)
-        Game(options, [p["name"] for p in head["players"]], json_sink(compare),
-             steps=logs_steps(head)).play(programs)
+        compare(dumps(again))
+        Game(options, [p["name"] for p in head["players"]],
+             lambda event: compare(event.to_line()), steps=logs_steps(head)).play(programs)
     except _Differs:
         return number
     if next(logged, b""):

@@ -1,0 +1,158 @@
+"""A log line is written straight from its event (`event.to_line()`, issue 8: logging must
+cost at most 1.5x an unlogged game) and must be exactly the bytes the event's JSON object
+encodes to: `json.dumps(event.to_json(), ensure_ascii=True, separators=(",", ":"))`, in
+games of every mode, width and option, and for any text a name, message, statement or
+reason can hold (non-ASCII, quotes, backslashes, control characters, lone surrogates).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from moonasm import isa
+from moonasm.game import events as ev
+from moonasm.game.bots import bot
+from moonasm.game.engine import Game, GameOptions
+from moonasm.game.events import json_sink
+from moonasm.game.log import LogWriter, dumps, header
+from moonasm.lang.check import Program
+
+BOTS = Path(__file__).resolve().parent.parent / "examples" / "bots"
+# Overloads every turn it does not start on its goal: a fault with its line and statement.
+LOOPER = ".name \"looper\"\nl: CMP A, GOAL\nJNE l\n"
+# Spends more power than a turn has: a power fault.
+SPENDER = ".name \"spender\"\nl: INC A\nJMP l\n"
+
+
+def _programs() -> dict[str, Program]:
+    sources = {name: (BOTS / f"{name}.masm").read_text(encoding="utf-8")
+               for name in ("builder", "hoarder", "counter")}
+    sources |= {"looper": LOOPER, "spender": SPENDER}
+    return {name: bot(source) for name, source in sources.items()}
+
+
+PROGRAMS = _programs()
+
+# Any text: every code point, lone surrogates included (a name comes from a bot file's
+# `.name`, a message may quote a statement).
+TEXT = st.text(st.characters(blacklist_categories=()), max_size=12)
+NAMES = st.one_of(TEXT, st.sampled_from(["zoë", "say \"hi\"", "tab\there", "nul\0", "\\",
+                                         "\u2028", "\ud800", "\U0001f319"]))
+
+
+def encoded(event: ev.AnyEvent) -> str:
+    return json.dumps(event.to_json(), ensure_ascii=True, separators=(",", ":"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(mode=st.sampled_from(["coop", "versus"]), bits=st.sampled_from([4, 5, 6, 8]),
+       events=st.booleans(), extras=st.sampled_from(["off", "tokens", "on"]),
+       hacker=st.one_of(st.none(), st.sampled_from(sorted(isa.HACKERS))),
+       level=st.sampled_from(["novice", "medium", "hacker"]),
+       seats=st.lists(st.sampled_from(sorted(PROGRAMS)), min_size=1, max_size=4),
+       names=st.lists(NAMES, min_size=4, max_size=4), seed=st.integers(0, 2**32 - 1),
+       steps=st.booleans())
+def test_every_line_of_a_game_is_its_events_json(
+        mode: str, bits: int, events: bool, extras: str, hacker: str | None, level: str,
+        seats: list[str], names: list[str], seed: int, steps: bool) -> None:
+    options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, extras=extras,
+                          hackers={} if hacker is None else {1: hacker}, seed=seed,
+                          max_rounds=6, max_steps=60)
+    players = names[:len(seats)]
+    played: list[ev.AnyEvent] = []
+    Game(options, players, played.append, steps=steps).play([PROGRAMS[s] for s in seats])
+    assert played and isinstance(played[-1], ev.Result)
+    for event in played:
+        assert event.to_line() == encoded(event)
+
+    # and the writer's output is the header and those lines, as `write` would give them
+    head = header(options, [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
+                            for i, n in enumerate(players, 1)])
+    fast, slow = io.StringIO(), io.StringIO()
+    Game(options, players, LogWriter(fast, head).event, steps=steps).play(
+        [PROGRAMS[s] for s in seats])
+    Game(options, players, json_sink(LogWriter(slow, head).write), steps=steps).play(
+        [PROGRAMS[s] for s in seats])
+    assert fast.getvalue() == slow.getvalue()
+    assert fast.getvalue().splitlines() == [dumps(head)] + [encoded(e) for e in played]
+    assert fast.getvalue().isascii()
+
+
+def test_the_games_cover_every_kind_of_event() -> None:
+    """The programs above reach every event the engine writes (so the property test sees
+    them all): faults of several kinds, hacks, event cards, skips, multi-card solves."""
+    seen: set[str] = set()
+    kinds: set[str] = set()
+    for mode, bits in (("versus", 4), ("coop", 8), ("versus", 6), ("coop", 5)):
+        for seed in range(4):
+            options = GameOptions(mode=mode, bits=bits, events=True, extras="tokens",
+                                  levels=("hacker",), hackers={1: "logic"}, seed=seed,
+                                  max_rounds=8, max_steps=60)
+            seats = ["builder", "looper", "spender", "hoarder"]
+            played: list[ev.AnyEvent] = []
+            Game(options, seats, played.append, steps=True).play(
+                [PROGRAMS[s] for s in seats])
+            for event in played:
+                assert event.to_line() == encoded(event)
+                seen.add(event.EVENT)
+                if isinstance(event, ev.Fault):
+                    kinds.add(event.kind)
+                if isinstance(event, ev.Solved) and len(event.cards) > 1:
+                    seen.add("solved from two cards")
+    assert seen >= set(ev.EVENT_TYPES) - {"hack", "skip"} | {"solved from two cards"}
+    assert kinds >= {"power", "overload"}
+
+
+JSON_TEXT = st.recursive(
+    st.none() | st.booleans() | st.integers() | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=8)
+VALUE = st.integers(0, 2**8 - 1)
+REGISTERS = st.tuples(VALUE, VALUE, VALUE, VALUE)
+RAM = st.lists(VALUE, min_size=1, max_size=4).map(tuple)
+POWER = st.one_of(st.none(), st.integers(0, 40))
+OPT = st.one_of(st.none(), st.integers(1, 99))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.builds(ev.Draw, st.one_of(st.none(), st.integers(1, 4)), NAMES,
+              st.one_of(st.none(), st.integers(0, 15)), st.one_of(st.none(), NAMES),
+              st.one_of(st.none(), NAMES)),
+    st.builds(ev.CardEvent, NAMES, REGISTERS, st.lists(NAMES, max_size=3).map(tuple)),
+    st.builds(ev.Setup, REGISTERS, st.integers(0, 40),
+              st.lists(st.one_of(st.none(), VALUE), max_size=4).map(tuple), st.integers(0, 2),
+              st.one_of(st.none(), st.lists(st.integers(1, 9), max_size=4).map(tuple)),
+              st.one_of(st.none(), st.lists(st.one_of(st.none(), VALUE), max_size=4)
+                        .map(tuple)),
+              st.one_of(st.none(), st.lists(st.integers(0, 4), max_size=4).map(tuple))),
+    st.builds(ev.Turn, st.integers(1, 99), st.integers(1, 4), POWER,
+              st.one_of(st.none(), VALUE), REGISTERS, RAM),
+    st.builds(ev.Skip, st.integers(1, 99), st.integers(1, 4), NAMES),
+    st.builds(ev.Step, st.integers(1, 4), st.integers(1, 999), NAMES, st.integers(0, 8), POWER,
+              REGISTERS, RAM),
+    st.builds(ev.Solved, st.integers(1, 4), VALUE, st.integers(0, 9),
+              st.lists(st.integers(0, 15), min_size=1, max_size=2).map(tuple)),
+    st.builds(ev.Fault, st.integers(1, 4), NAMES, NAMES, OPT, OPT, st.one_of(st.none(), NAMES)),
+    st.builds(ev.Hack, st.integers(1, 4), st.integers(1, 4), VALUE),
+    st.builds(ev.EndTurn, st.integers(1, 4), st.integers(0, 10_000)),
+    st.builds(ev.RoundEnd, st.integers(1, 99),
+              st.lists(st.builds(ev.PendingSlot, st.one_of(st.none(), VALUE),
+                                 st.integers(1, 4)), max_size=3).map(tuple),
+              st.integers(0, 2), st.one_of(st.none(), st.integers(0, 40))),
+    st.builds(ev.Result, st.sampled_from(["won", "lost", "finished"]), st.integers(0, 99),
+              st.lists(st.integers(1, 4), max_size=4).map(tuple),
+              st.lists(st.builds(ev.PlayerResult, st.integers(1, 4), NAMES,
+                                 st.integers(0, 9), st.integers(0, 9)), max_size=4)
+              .map(tuple)),
+    st.builds(ev.Unknown, st.dictionaries(TEXT, JSON_TEXT, max_size=4)
+              .map(lambda d: {"event": "future", **d})),
+))
+def test_any_event_writes_its_json_byte_for_byte(event: ev.AnyEvent) -> None:
+    assert event.to_line() == encoded(event)
+    assert event.to_line().isascii()
