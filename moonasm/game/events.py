@@ -72,11 +72,32 @@ def _texts(values: Iterable[str]) -> str:
     return "[" + ",".join([_quoted(v) for v in values]) + "]"
 
 
+def _halves_text(halves: float | None) -> str:
+    """`_number(halves_number(halves))` in one call (a turn's power is in every turn line)."""
+    if halves is None or halves >= _UNLIMITED:
+        return "null"
+    whole = int(halves)
+    return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)
+
+
+_UNLIMITED = float("inf")
+
+
 def _registers(values: Registers) -> str:
+    if len(values) == 4:  # the machine's four registers
+        a, b, c, d = values
+        return f"[{a},{b},{c},{d}]"
     return "[" + ",".join(map(repr, values)) + "]"
 
 
+# A seat's RAM keyed by seat, by number of seats ('{"1":%d,"2":%d}' for two).
+_RAM_FORMATS = ["{" + ",".join(f'"{seat}":%d' for seat in range(1, n + 1)) + "}"
+                for n in range(5)]
+
+
 def _ram_line(ram: tuple[int, ...]) -> str:
+    if len(ram) < len(_RAM_FORMATS):
+        return _RAM_FORMATS[len(ram)] % ram
     return "{" + ",".join([f'"{seat}":{value!r}' for seat, value in enumerate(ram, 1)]) + "}"
 
 
@@ -210,7 +231,7 @@ class Turn:
 
     def to_line(self) -> str:
         return (f'{{"event":"turn","round":{self.round!r},"seat":{self.seat!r},'
-                f'"power":{_number(halves_number(self.power))},'
+                f'"power":{_halves_text(self.power)},'
                 f'"goal":{_number(self.goal)},"registers":{_registers(self.registers)},'
                 f'"ram":{_ram_line(self.ram)}}}')
 
@@ -264,8 +285,8 @@ class Step:
     def to_line(self) -> str:
         return (f'{{"event":"step","seat":{self.seat!r},"line":{self.line!r},'
                 f'"statement":{_quoted(self.statement)},'
-                f'"cost":{_number(halves_number(self.cost))},'
-                f'"power":{_number(halves_number(self.power))},'
+                f'"cost":{_halves_text(self.cost)},'
+                f'"power":{_halves_text(self.power)},'
                 f'"registers":{_registers(self.registers)},"ram":{_ram_line(self.ram)}}}')
 
     @classmethod
