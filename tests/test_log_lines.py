@@ -156,3 +156,23 @@ OPT = st.one_of(st.none(), st.integers(1, 99))
 def test_any_event_writes_its_json_byte_for_byte(event: ev.AnyEvent) -> None:
     assert event.to_line() == encoded(event)
     assert event.to_line().isascii()
+
+
+def test_the_writer_writes_a_turn_at_a_time() -> None:
+    """Lines reach the stream at the end of the setup, of each turn and round and of the
+    game (one flush a turn, not a line), and `flush` writes a turn cut short."""
+    out = io.StringIO()
+    writer = LogWriter(out, {"format": "x"})
+    assert out.getvalue() == '{"format":"x"}\n'
+    turn = ev.Turn(1, 1, 8, 5, (1, 2, 3, 4), (0, 0))
+    draw = ev.Draw(1, "goal", 7)
+    writer.event(turn)
+    writer.event(draw)
+    assert out.getvalue() == '{"format":"x"}\n'
+    writer.event(ev.EndTurn(1, 3))
+    assert out.getvalue().splitlines()[1:] == [encoded(turn), encoded(draw),
+                                               encoded(ev.EndTurn(1, 3))]
+    writer.event(turn)
+    writer.flush()
+    assert out.getvalue().splitlines()[-1] == encoded(turn)
+    assert out.getvalue().endswith("\n")

@@ -134,7 +134,7 @@ def main(args: argparse.Namespace) -> int:
 
     names = [b.name for b in bots]
     log_file = None
-    on_event = None
+    writer = None
     if args.log:
         from moonasm.game.log import LogWriter, header
 
@@ -144,12 +144,14 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}", args.log)
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
-        on_event = LogWriter(log_file, header(options, players_json)).event
+        writer = LogWriter(log_file, header(options, players_json))
     try:
         # A log keeps no statements (docs/games.md): the bots run on the fast path.
-        game = Game(options, names, on_event, steps=False)
+        game = Game(options, names, writer.event if writer is not None else None, steps=False)
         result = game.play([b.program for b in bots])
     finally:
+        if writer is not None:
+            writer.flush()  # the turn a game that failed was in
         if log_file is not None:
             log_file.close()
     if args.json:

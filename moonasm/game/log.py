@@ -1,5 +1,6 @@
-"""The game log: JSON Lines, one object a line, flushed as written (a crash leaves a readable
-prefix). The first line is a header; every other line is one event of `moonasm.game.engine`.
+"""The game log: JSON Lines, one object a line, flushed a turn at a time (a crash leaves a
+readable prefix). The first line is a header; every other line is one event of
+`moonasm.game.engine`.
 
 Writing: `header`, `LogWriter`. Reading: `LogReader` streams a log from a binary file: the
 header is validated when the reader opens, `scan()` validates every event (against the format
@@ -33,11 +34,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from moonasm.game import events as ev
 from moonasm.game.cards import EVENT_NAMES
 from moonasm.game.engine import GameOptions
 
 if TYPE_CHECKING:
-    from moonasm.game.events import GameEvent
     from moonasm.lang.check import Program
 
 FORMAT = "moonasm-game-log"
@@ -124,24 +125,46 @@ def dealt(options: GameOptions, players: int) -> list[str]:
 
 class LogWriter:
     """Writes the header, then each event given to `event` (pass it as the game's
-    `on_event`), each line flushed as it is written. `event` writes the event's `to_line()`,
-    the same bytes as `write(event.to_json())` without building and encoding the object."""
+    `on_event`). `event` writes the event's `to_line()`, the same bytes as
+    `write(event.to_json())` without building and encoding the object.
+
+    Event lines are written and flushed a turn at a time: at the end of the setup, of each
+    turn (or skipped turn), of each round and of the game. Flushing every line cost a
+    `play --log` game more than playing it (a system call a line, ~70 a game); a log cut
+    short by a killed process still ends on a whole line, at the end of a turn. Call `flush`
+    when a game stops before its result (an error), to write the lines of the turn it was
+    in."""
 
     def __init__(self, stream: IO[str], head: dict[str, Any]):
         self.stream = stream
         self._write = stream.write
-        self._flush = stream.flush
+        self._pending: list[str] = []
         self.write(head)
 
     def write(self, obj: dict[str, Any]) -> None:
-        """One line holding `obj` (the header, or an event's JSON object)."""
-        self._write(dumps(obj) + "\n")
-        self._flush()
+        """One line holding `obj` (the header, or an event's JSON object), flushed with the
+        lines before it."""
+        self._pending.append(dumps(obj))
+        self.flush()
 
-    def event(self, event: GameEvent) -> None:
-        """One line holding `event`."""
-        self._write(event.to_line() + "\n")
-        self._flush()
+    def event(self, event: ev.GameEvent) -> None:
+        """One line holding `event`; flushed with its turn's."""
+        self._pending.append(event.to_line())
+        if type(event) in _TURN_ENDS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write and flush the lines not written yet."""
+        if self._pending:
+            self._pending.append("")
+            self._write("\n".join(self._pending))
+            self._pending.clear()
+        self.stream.flush()
+
+
+# The events after which a log's lines are written: the end of the setup, of a turn, of a
+# round, of the game.
+_TURN_ENDS = frozenset((ev.Setup, ev.EndTurn, ev.Skip, ev.RoundEnd, ev.Result))
 
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
