@@ -198,3 +198,41 @@ def test_an_unknown_event_is_kept_as_it_is_and_changes_nothing():
     before = t.copy()
     t.apply(event)
     assert t == before
+
+
+def test_a_setup_logged_without_slots_deals_every_goal_into_slot_1():
+    t = TableState.new("coop", 4, 2)
+    t.apply(ev.Setup((0, 6, 3, 1), 20, (5, 9), 1))
+    assert t.pending == [ev.PendingSlot(5, 1), ev.PendingSlot(9, 1)]
+    assert t.active_goal == 5 and t.loss_slot == 4
+
+
+@pytest.mark.parametrize(("bits", "cards", "goal"), [(4, (3, 5), 5), (6, (1, 2, 3), 3),
+                                                     (6, (1, 2, 3, 4), 0b11_0100)])
+def test_a_seat_drawing_past_its_goal_starts_a_new_one(bits, cards, goal):
+    t = TableState.new("versus", bits, 1)
+    for card in cards:
+        t.apply(ev.Draw(1, "goal", card))
+    assert t.goal_of(1) == goal
+
+
+def test_optional_keys_no_engine_writes_are_dropped_not_trusted():
+    """The log reader checks the keys every log has; the ones only newer logs have are kept
+    only when they are what the engine writes, so a view never shows or counts junk."""
+    setup = ev.from_json({"event": "setup", "registers": [0, 0, 0, 0], "deck": 3,
+                          "pending": [5], "bugs": 0, "slots": [1, 2], "goals": ["x"],
+                          "hack_tokens": [True]})
+    assert (setup.slots, setup.goals, setup.hack_tokens) == (None, None, None)
+    assert ev.from_json({"event": "setup", "registers": [0, 0, 0, 0], "deck": 3,
+                         "pending": [5, None], "bugs": 0, "slots": [2, 1],
+                         "goals": [3, None]}) == ev.Setup((0, 0, 0, 0), 3, (5, None), 0,
+                                                          (2, 1), (3, None))
+    draw = ev.from_json({"event": "draw", "seat": None, "card": "goal", "value": 1,
+                         "name": None, "to": "\x1b[2J"})
+    assert draw == ev.Draw(None, "goal", 1)
+    fault = ev.from_json({"event": "fault", "seat": 1, "kind": "power", "message": "m",
+                          "line": 1, "column": 1, "statement": ["INC A"]})
+    assert fault.statement is None
+    end = ev.from_json({"event": "round_end", "round": 1, "pending": [], "bugs": 0,
+                        "deck": True})
+    assert end.deck is None

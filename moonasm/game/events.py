@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as _quoted
 from typing import Any, ClassVar
 
-from moonasm.isa import halves_number
+from moonasm.isa import REGISTERS, halves_number
 
 Json = dict[str, Any]
 Registers = tuple[int, ...]
@@ -42,6 +42,17 @@ Registers = tuple[int, ...]
 def _halves(number: float | None) -> int | None:
     """A JSON power amount back in halves (None stays unlimited)."""
     return None if number is None else round(number * 2)
+
+
+def _is_count(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _counts(v: Any, allow_none: bool = False) -> tuple[Any, ...] | None:
+    """An optional key's list of whole numbers from 0 (None: absent, or not such a list)."""
+    if isinstance(v, list) and all(_is_count(x) or allow_none and x is None for x in v):
+        return tuple(v)
+    return None
 
 
 def _ram_json(ram: tuple[int, ...]) -> dict[str, int]:
@@ -128,7 +139,9 @@ class Draw:
 
     @classmethod
     def from_json(cls, obj: Json) -> Draw:
-        return cls(obj["seat"], obj["card"], obj["value"], obj["name"], obj.get("to"))
+        to = obj.get("to")
+        return cls(obj["seat"], obj["card"], obj["value"], obj["name"],
+                   to if to in REGISTERS else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,12 +216,14 @@ class Setup:
 
     @classmethod
     def from_json(cls, obj: Json) -> Setup:
-        def opt(key: str) -> tuple[Any, ...] | None:
-            value = obj.get(key)
-            return tuple(value) if isinstance(value, list) else None
-
-        return cls(tuple(obj["registers"]), obj["deck"], tuple(obj["pending"]), obj["bugs"],
-                   opt("slots"), opt("goals"), opt("hack_tokens"))
+        """The optional keys the log reader does not check are kept only when they are
+        what the engine writes (else None: a log written before they were recorded)."""
+        pending = tuple(obj["pending"])
+        slots = _counts(obj.get("slots"))
+        if slots is not None and (len(slots) != len(pending) or 0 in slots):
+            slots = None
+        return cls(tuple(obj["registers"]), obj["deck"], pending, obj["bugs"], slots,
+                   _counts(obj.get("goals"), allow_none=True), _counts(obj.get("hack_tokens")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,8 +364,9 @@ class Fault:
 
     @classmethod
     def from_json(cls, obj: Json) -> Fault:
+        statement = obj.get("statement")
         return cls(obj["seat"], obj["kind"], obj["message"], obj["line"], obj["column"],
-                   obj.get("statement"))
+                   statement if isinstance(statement, str) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,7 +436,7 @@ class RoundEnd:
         deck = obj.get("deck")
         return cls(obj["round"], tuple(PendingSlot(p["goal"], p["slot"])
                                        for p in obj["pending"]),
-                   obj["bugs"], deck if isinstance(deck, int) else None)
+                   obj["bugs"], deck if _is_count(deck) else None)
 
 
 @dataclass(frozen=True, slots=True)

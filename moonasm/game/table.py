@@ -112,6 +112,8 @@ class TableState:
                 self.registers[isa.REGISTERS.index(e.to)] = e.value
             elif e.seat is not None:  # competitive: a card of the seat's new goal
                 cards = self._drawing[e.seat]
+                if len(cards) >= (1 if self.bits <= 4 else 2):  # a goal complete: a new one
+                    cards.clear()
                 cards.append(e.value)
                 self.goals[e.seat] = combine(cards, self.bits)
 
@@ -123,9 +125,9 @@ class TableState:
         self.registers = list(e.registers)
         self.deck = e.deck
         self.bugs = e.bugs
-        if e.slots is not None:
-            self.pending = [ev.PendingSlot(g, s) for g, s in zip(e.pending, e.slots,
-                                                                 strict=True)]
+        # a log written before setup recorded the slots: every goal dealt is in slot 1
+        slots = e.slots if e.slots is not None else (1,) * len(e.pending)
+        self.pending = [ev.PendingSlot(g, s) for g, s in zip(e.pending, slots, strict=True)]
         if e.goals is not None:
             self.goals = dict(enumerate(e.goals, 1))
         if e.hack_tokens is not None:
