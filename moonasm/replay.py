@@ -4,6 +4,10 @@
 the registers as bit lamps under their column values, each player's RAM, power, goals, the
 cooperative queue with its slots, the cards drawn and what the events did, every statement
 executed, faults with their line, column and statement, goals solved, and the result.
+
+Each log line is read as its typed event (`moonasm.game.events`) and applied to one
+`TableState`, the same table every view follows: what is shown is drawn from the event and
+from the table before and after it, and no rule (the loss slot, hack tokens) is worked out here.
 """
 
 from __future__ import annotations
@@ -12,9 +16,12 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from moonasm import isa
-from moonasm.game.log import EVENTS, Event, LogReader, Summary, is_value
+from moonasm.game import events as ev
+from moonasm.game.log import Event, LogReader, Summary
+from moonasm.game.table import TableState
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
 
 # -- showing it --------------------------------------------------------------------------------
@@ -30,13 +37,13 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
-def amount(value: float | None) -> str:
-    """Power as the rulebook prints it: 3, 1.5, ½ stays "0.5"; None is unlimited."""
-    if value is None:
+def amount(halves: int | None) -> str:
+    """Power in halves as the rulebook prints it: 3, 1.5, ½ stays "0.5"; None is unlimited."""
+    if halves is None:
         return "unlimited"
-    if float(value).is_integer():
-        return str(int(value))
-    return f"{value:g}"
+    if halves % 2 == 0:
+        return str(halves // 2)
+    return f"{halves / 2:g}"
 
 
 @dataclass
@@ -69,22 +76,23 @@ class Replay:
         self.bits: int = config["bits"]
         self.mode: str = config["mode"]
         self.names = {p["seat"]: printable(p["name"]) for p in log.players}
-        self.regs = [0, 0, 0, 0]
-        self.ram = {str(s): 0 for s in self.names}
-        self.disabled: list[str] = []
-        self.goals: dict[int, int | None] = {}  # competitive: each seat's goal
-        self.scores = dict.fromkeys(self.names, 0)
-        self.faults = dict.fromkeys(self.names, 0)
-        self.tokens = dict.fromkeys(self.names, 0)
-        self.bugs = 0
+        self.table = TableState.new(mode=self.mode, bits=self.bits, players=len(self.names))
+        # the table as it was before the event being shown
+        self.registers_before: list[int] = list(self.table.registers)
+        self.ram_before: list[int] = list(self.table.ram)
+        self.disabled_before: tuple[str, ...] = ()
         self.turn = 0
         self.round = 0
         self.in_setup = True
         self.seen: dict[int, dict[int, str]] = {s: {} for s in self.names}  # line -> stmt
         self.thinking = 0
         self.wide = self.bits > 8
-        self.handlers: dict[str, Callable[[Event], list[str]]] = {
-            kind: getattr(self, "on_" + kind) for kind in EVENTS}
+        self.handlers: dict[type, Callable[[Any], list[str]]] = {
+            ev.Setup: self.on_setup, ev.Draw: self.on_draw, ev.CardEvent: self.on_event,
+            ev.Turn: self.on_turn, ev.Skip: self.on_skip, ev.Step: self.on_step,
+            ev.Solved: self.on_solved, ev.Fault: self.on_fault, ev.Hack: self.on_hack,
+            ev.EndTurn: self.on_end_turn, ev.RoundEnd: self.on_round_end,
+            ev.Result: self.on_result}
 
     # -- small pieces --------------------------------------------------------------------------
 
@@ -123,6 +131,7 @@ class Replay:
 
     def panel(self, indent: str = "    ") -> list[str]:
         """The registers as lamps under their column values, then each player's RAM."""
+        table = self.table
         out = []
         if not self.wide:
             heads = " ".join(f"{1 << i:>{self.column_width}}" for i in
@@ -130,13 +139,13 @@ class Replay:
             out.append(f"{indent}{'':<8}{self.paint(heads, DIM)}")
         for i, name in enumerate(isa.REGISTERS):
             note = ""
-            if name in self.disabled:
+            if name in table.disabled:
                 note = "  " + self.paint("ERROR: disabled", RED)
             out.append(f"{indent}{self.paint(name, BOLD):<{8 + self._pad()}}"
-                       f"{self.lamps(self.regs[i])}  {self.regs[i]:>5}{note}")
+                       f"{self.lamps(table.registers[i])}  {table.registers[i]:>5}{note}")
         for s in sorted(self.names):
             label = f"RAM{s}"
-            v = self.ram.get(str(s), 0)
+            v = table.ram[s - 1]
             out.append(f"{indent}{self.paint(label, BOLD):<{8 + self._pad()}}"
                        f"{self.lamps(v)}  {v:>5}  {self.paint(self.names[s], DIM)}")
         return out
@@ -144,17 +153,18 @@ class Replay:
     def _pad(self) -> int:
         return len(self.paint("", BOLD))
 
-    def changes(self, regs: list[int], ram: dict[str, int]) -> str:
-        """What a statement changed, e.g. `A 0110 → 1010 (10)`."""
+    def changes(self) -> str:
+        """What the event just applied changed, e.g. `A 0110 → 1010 (10)`."""
         parts = []
+        before, after = self.registers_before, self.table.registers
         for i, name in enumerate(isa.REGISTERS):
-            if regs[i] != self.regs[i]:
-                parts.append(f"{name} {self.lamps(self.regs[i], False)} → "
-                             f"{self.lamps(regs[i], False)} ({regs[i]})")
-        for key in sorted(ram, key=int):
-            if ram[key] != self.ram.get(key, 0):
-                parts.append(f"RAM{key} {self.lamps(self.ram.get(key, 0), False)} → "
-                             f"{self.lamps(ram[key], False)} ({ram[key]})")
+            if after[i] != before[i]:
+                parts.append(f"{name} {self.lamps(before[i], False)} → "
+                             f"{self.lamps(after[i], False)} ({after[i]})")
+        for i, (old, new) in enumerate(zip(self.ram_before, self.table.ram, strict=True)):
+            if new != old:
+                parts.append(f"RAM{i + 1} {self.lamps(old, False)} → "
+                             f"{self.lamps(new, False)} ({new})")
         return ", ".join(parts)
 
     # -- the walk --------------------------------------------------------------------------
@@ -169,30 +179,38 @@ class Replay:
             yield self.paint("Setup", BOLD)
         showing = whole
         in_turn = False
-        for number, event in self.events:
-            kind = event["event"]
-            if kind == "turn":
+        table = self.table
+        for number, obj in self.events:
+            event = ev.from_json(obj)
+            kind = event.event if isinstance(event, ev.Unknown) else event.EVENT
+            if isinstance(event, ev.Turn):
                 self.turn += 1
-                self.round = event["round"]
+                self.round = event.round
                 self.in_setup = False
                 in_turn = True
-            elif kind == "skip":
-                self.round = event["round"]
+            elif isinstance(event, ev.Skip):
+                self.round = event.round
                 self.in_setup = False
             if o.turn is not None:
                 showing = self.turn == o.turn and (in_turn or kind == "end_turn")
             elif o.round is not None:
                 showing = self.round == o.round and not self.in_setup
-            handler = self.handlers.get(kind)
-            out = handler(event) if handler is not None else self.on_unknown(event, number)
+            self.registers_before = list(table.registers)
+            self.ram_before = list(table.ram)
+            self.disabled_before = table.disabled
+            table.apply(event)
+            if isinstance(event, ev.Unknown):
+                out = self.on_unknown(event, number)
+            else:
+                out = self.handlers[type(event)](event)
             if showing or kind == "result" and o.turn is None and o.round is None:
                 yield from out
             if kind == "end_turn":
                 in_turn = False
                 if o.turn is not None and self.turn >= o.turn:
                     break  # nothing after the chosen turn is shown
-            if kind == "round_end":
-                self.round = event["round"] + 1
+            if isinstance(event, ev.RoundEnd):
+                self.round = event.round + 1
                 if o.round is not None and self.round > o.round:
                     break
                 if whole:
@@ -218,148 +236,109 @@ class Replay:
                        f"{self.paint(printable(p['file']), DIM)}")
         return out
 
-    # -- one method per event: update the state, return the lines to show ----------------------
+    # -- one method per event, applied to the table already: the lines to show ----------------
 
-    def on_setup(self, e: Event) -> list[str]:
-        self.regs = list(e["registers"])
-        self.bugs = e["bugs"]
+    def on_setup(self, e: ev.Setup) -> list[str]:
         out = self.panel()
         if self.mode == "coop":
-            out.append(f"    deck {e['deck']} cards, {self.queue(e)}")
+            out.append(f"    deck {e.deck} cards, {self.queue()}")
         else:
-            goals = e.get("goals")
-            if isinstance(goals, list):
-                for s, g in enumerate(goals, 1):
-                    if is_value(g) or g is None:
-                        self.goals[s] = g
             secret = ", ".join(f"{self.names.get(s, '?')} {self.value(g)}"
-                               for s, g in sorted(self.goals.items()))
-            out.append(f"    deck {e['deck']} cards; secret goals: {secret or 'none'}")
+                               for s, g in sorted(self.table.goals.items()))
+            out.append(f"    deck {e.deck} cards; secret goals: {secret or 'none'}")
         return out
 
-    def queue(self, e: Event) -> str:
+    def queue(self) -> str:
         """The cooperative queue: `pending 1011 (11) in slot 2, 0100 (4) in slot 1`."""
-        pending = e["pending"]
-        if pending and isinstance(pending[0], dict):
-            items = [(p["goal"], p["slot"]) for p in pending]
-        else:
-            slots = e.get("slots")
-            if not (isinstance(slots, list) and len(slots) == len(pending)):
-                slots = [1] * len(pending)  # at setup every pending goal is in slot 1
-            items = list(zip(pending, slots, strict=True))
-        limit = 5 - e["bugs"]
-        text = ", ".join(self.value(g) + (f" in slot {s}" if s is not None else "")
-                         for g, s in items) or "none"
-        bugs = e["bugs"]
+        table = self.table
+        text = ", ".join(f"{self.value(p.goal)} in slot {p.slot}"
+                         for p in table.pending) or "none"
+        bugs = table.bugs
         bug_text = f"; {bugs} BUG{'s' if bugs != 1 else ''}" if bugs else ""
-        return f"pending goals: {text}{bug_text} (a goal reaching slot {limit} loses)"
+        return f"pending goals: {text}{bug_text} (a goal reaching slot {table.loss_slot} loses)"
 
-    def on_draw(self, e: Event) -> list[str]:
-        who = "" if e["seat"] is None else f"{self.seat(e['seat'])} "
-        card = e["card"]
-        if card == "goal":
-            to = e.get("to")
-            if isinstance(to, str):
-                text = f"{who}card {self.value(e['value'])} goes into register {to}"
-            elif e["seat"] is not None:
-                self.goals[e["seat"]] = e["value"]
-                text = f"{who}draws goal card {self.card(e['value'])}"
+    def on_draw(self, e: ev.Draw) -> list[str]:
+        who = "" if e.seat is None else f"{self.seat(e.seat)} "
+        if e.card == "goal":
+            if e.to is not None:
+                text = f"{who}card {self.value(e.value)} goes into register {e.to}"
+            elif e.seat is not None:
+                text = f"{who}draws goal card {self.card(e.value)}"
             else:
-                text = f"drawn: goal card {self.card(e['value'])} joins the queue"
-        elif card == "bug":
-            self.bugs += 1
-            if e["seat"] is not None:
-                self.tokens[e["seat"]] += 1
+                text = f"drawn: goal card {self.card(e.value)} joins the queue"
+        elif e.card == "bug":
+            if e.seat is not None:
                 text = f"{who}draws a BUG card: a hack token, and draws again"
             else:
                 text = (f"drawn: a BUG card; it blocks a slot (a goal reaching slot "
-                        f"{5 - self.bugs} loses)")
+                        f"{self.table.loss_slot} loses)")
         else:
-            text = f"{who}draws event {self.paint(str(e['name']), BOLD)}"
+            text = f"{who}draws event {self.paint(str(e.name), BOLD)}"
         return [self.indent() + self.paint(text, CYAN)]
 
     def indent(self) -> str:
         return "    "
 
-    def on_event(self, e: Event) -> list[str]:
-        before = list(self.disabled)
-        effect = self.changes(e["registers"], self.ram)
-        self.regs = list(e["registers"])
-        self.disabled = list(e["disabled"])
-        name = e["name"]
-        if name.startswith("ERROR"):
-            new = [d for d in self.disabled if d not in before]
+    def on_event(self, e: ev.CardEvent) -> list[str]:
+        before, after = self.disabled_before, self.table.disabled
+        if e.name.startswith("ERROR"):
+            new = [d for d in after if d not in before]
             text = (f"{new[0]} is disabled until an OK card repairs it" if new
                     else "already disabled: no effect")
-        elif name == "OK":
-            fixed = [d for d in before if d not in self.disabled]
+        elif e.name == "OK":
+            fixed = [d for d in before if d not in after]
             text = f"{fixed[0]} is repaired" if fixed else "no active error: no effect"
         else:
-            text = effect or "no change (already 0)"
-        return [self.indent() + self.paint(f"  {name}: {text}", CYAN)]
+            text = self.changes() or "no change (already 0)"
+        return [self.indent() + self.paint(f"  {e.name}: {text}", CYAN)]
 
-    def on_turn(self, e: Event) -> list[str]:
-        self.regs = list(e["registers"])
-        self.ram = {k: v for k, v in e["ram"].items()}
+    def on_turn(self, e: ev.Turn) -> list[str]:
         self.thinking = 0
-        seat = e["seat"]
-        goal = e["goal"]
-        if self.mode == "versus":
-            self.goals[seat] = goal
-        out = [self.paint(f"Round {e['round']}, turn {self.turn}: ", BOLD)
-               + f"{self.seat(seat)}, goal {self.paint(self.value(goal), BOLD + GREEN)}, "
-               f"power {amount(e['power'])}"]
-        if self.mode == "versus" and self.tokens.get(seat):
-            out[0] += f", {self.tokens[seat]} hack token{'s' if self.tokens[seat] > 1 else ''}"
+        out = [self.paint(f"Round {e.round}, turn {self.turn}: ", BOLD)
+               + f"{self.seat(e.seat)}, goal {self.paint(self.value(e.goal), BOLD + GREEN)}, "
+               f"power {amount(e.power)}"]
+        tokens = self.table.hack_tokens.get(e.seat)
+        if self.table.versus and tokens:
+            out[0] += f", {tokens} hack token{'s' if tokens > 1 else ''}"
         out += self.panel()
         return out
 
-    def on_skip(self, e: Event) -> list[str]:
-        return [self.paint(f"Round {e['round']}: ", BOLD) + f"{self.seat(e['seat'])} is "
-                f"skipped ({printable(e['reason'])})"]
+    def on_skip(self, e: ev.Skip) -> list[str]:
+        return [self.paint(f"Round {e.round}: ", BOLD) + f"{self.seat(e.seat)} is "
+                f"skipped ({printable(e.reason)})"]
 
-    def on_step(self, e: Event) -> list[str]:
-        statement = printable(e["statement"])
-        seat = e["seat"]
-        self.seen.setdefault(seat, {})[e["line"]] = statement
+    def on_step(self, e: ev.Step) -> list[str]:
+        statement = printable(e.statement)
+        self.seen.setdefault(e.seat, {})[e.line] = statement
         mnemonic = statement.split(" ", 1)[0].upper()
         op = isa.OPERATIONS.get(mnemonic)
         thinking = op is not None and not op.is_machine_op
-        changes = self.changes(e["registers"], e["ram"])
-        self.regs = list(e["registers"])
-        self.ram = {k: v for k, v in e["ram"].items()}
         if thinking:
             self.thinking += 1
         if self.o.steps == "none" or thinking and self.o.steps != "all":
             return []
-        where = self.paint(f"{e['line']:>4}", DIM)
+        where = self.paint(f"{e.line:>4}", DIM)
         if thinking:
             return [f"    {where}  {self.paint(statement, DIM)}"]
-        cost = f"{amount(e['cost']):>3}"
-        left = f"{amount(e['power']):>3}"
+        cost = f"{amount(e.cost):>3}"
+        left = f"{amount(e.power):>3}"
         return [f"    {where}  {self.paint(f'{statement:<14}', CYAN)} cost "
-                f"{self.paint(cost, YELLOW)}  left {left}   {changes or 'no change'}"]
+                f"{self.paint(cost, YELLOW)}  left {left}   {self.changes() or 'no change'}"]
 
-    def on_solved(self, e: Event) -> list[str]:
-        seat = e["seat"]
-        self.scores[seat] = e["score"]
-        if self.mode == "versus":
-            self.goals[seat] = None
-        return [self.indent() + self.paint(f"★ {self.seat_plain(seat)} solves "
-                                           f"{self.value(e['goal'])}: score {e['score']}",
+    def on_solved(self, e: ev.Solved) -> list[str]:
+        return [self.indent() + self.paint(f"★ {self.seat_plain(e.seat)} solves "
+                                           f"{self.value(e.goal)}: score {e.score}",
                                            BOLD + GREEN)]
 
     def seat_plain(self, seat: int) -> str:
         return f"seat {seat} ({self.names.get(seat, '?')})"
 
-    def on_fault(self, e: Event) -> list[str]:
-        seat = e["seat"]
-        self.faults[seat] += 1
-        line, column = e["line"], e["column"]
-        where = f" at line {line}, column {column}" if line is not None else ""
-        out = [self.indent() + self.paint(f"✗ {e['kind']} fault{where}: {printable(e['message'])}",
+    def on_fault(self, e: ev.Fault) -> list[str]:
+        line = e.line
+        where = f" at line {line}, column {e.column}" if line is not None else ""
+        out = [self.indent() + self.paint(f"✗ {e.kind} fault{where}: {printable(e.message)}",
                                           BOLD + RED)]
-        source = self.statement_at(seat, line, e)
+        source = self.statement_at(e)
         if source is not None:
             text, caret = source
             out.append(f"{self.indent()}    {line:>4} | {text}")
@@ -368,73 +347,67 @@ class Replay:
         out.append(self.indent() + self.paint("  the fault ends the turn", DIM))
         return out
 
-    def statement_at(self, seat: int, line: int | None, e: Event) -> tuple[str, str] | None:
+    def statement_at(self, e: ev.Fault) -> tuple[str, str] | None:
         """The faulting statement: from the bot's source (when the file is at hand and
         unchanged), else as the log wrote it in the fault or in an earlier step."""
+        line = e.line
         if line is None:
             return None
-        lines = self.o.sources.get(seat)
+        lines = self.o.sources.get(e.seat)
         if lines is not None and 1 <= line <= len(lines):
             text = printable(lines[line - 1].rstrip())
-            column = e["column"] or 1
+            column = e.column or 1
             word = _WORD.match(text, column - 1)
             length = len(word.group()) if word else 1
             return text, " " * (column - 1) + "^" + "~" * (length - 1)
-        statement = e.get("statement")
-        if isinstance(statement, str):
-            statement = printable(statement)
+        if e.statement is not None:
+            statement: str | None = printable(e.statement)
         else:
-            statement = self.seen.get(seat, {}).get(line)
+            statement = self.seen.get(e.seat, {}).get(line)
         return (statement, "") if statement else None
 
-    def on_hack(self, e: Event) -> list[str]:
-        seat, target = e["seat"], e["target"]
-        self.tokens[seat] -= 1
-        self.tokens[target] += 1
+    def on_hack(self, e: ev.Hack) -> list[str]:
         return [self.indent() + self.paint(
-            f"{self.seat_plain(seat)} hacks {self.seat_plain(target)}: its goal "
-            f"{self.value(e['goal'])} is shown as GOAL{target}, and the hack token passes "
+            f"{self.seat_plain(e.seat)} hacks {self.seat_plain(e.target)}: its goal "
+            f"{self.value(e.goal)} is shown as GOAL{e.target}, and the hack token passes "
             "to it", BOLD + YELLOW)]
 
-    def on_end_turn(self, e: Event) -> list[str]:
+    def on_end_turn(self, e: ev.EndTurn) -> list[str]:
         think = f" ({self.thinking} thinking)" if self.thinking else ""
-        return [self.paint(f"    end of turn: {e['steps']} steps{think}", DIM)]
+        return [self.paint(f"    end of turn: {e.steps} steps{think}", DIM)]
 
-    def on_round_end(self, e: Event) -> list[str]:
-        self.bugs = e["bugs"]
-        head = self.paint(f"End of round {e['round']}: ", BOLD)
-        deck = e.get("deck")
-        deck_text = f"deck {deck} cards; " if is_value(deck) else ""
+    def on_round_end(self, e: ev.RoundEnd) -> list[str]:
+        head = self.paint(f"End of round {e.round}: ", BOLD)
+        deck_text = f"deck {e.deck} cards; " if e.deck is not None else ""
         if self.mode == "coop":
-            return [head + deck_text + self.queue(e)]
-        scores = ", ".join(f"{self.names[s]} {self.scores[s]}" for s in sorted(self.names))
+            return [head + deck_text + self.queue()]
+        scores = ", ".join(f"{self.names[s]} {self.table.scores[s]}" for s in sorted(self.names))
         return [head + deck_text + f"scores: {scores}"]
 
-    def on_result(self, e: Event) -> list[str]:
-        result = e["result"]
-        rounds = e["rounds"]
-        winners = e["winners"]
+    def on_result(self, e: ev.Result) -> list[str]:
+        rounds = e.rounds
+        winners = e.winners
         round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
-        if result == "won":
+        if e.result == "won":
             text = f"won in {round_word}: every goal solved"
-        elif result == "lost":
+        elif e.result == "lost":
             text = f"lost after {round_word}"
         else:
             names = ", ".join(self.seat_plain(s) for s in winners) or "nobody"
             shared = " (shared)" if len(winners) > 1 else ""
             text = f"finished after {round_word}; winner{shared}: {names}"
-        style = RED if result == "lost" else GREEN
+        style = RED if e.result == "lost" else GREEN
         out = [self.paint("Result: ", BOLD) + self.paint(text, BOLD + style)]
         rows = [("seat", "name", "solved", "faults")]
-        for p in e["players"]:
-            rows.append((str(p["seat"]), printable(p["name"]), str(p["solved"]), str(p["faults"])))
+        for p in e.players:
+            rows.append((str(p.seat), printable(p.name), str(p.solved), str(p.faults)))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         for r in rows:
             out.append(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
                        f"{r[3]:>{widths[3]}}")
         return out
 
-    def on_unknown(self, e: Event, number: int) -> list[str]:
-        rest = {k: v for k, v in e.items() if k != "event"}
-        return [self.indent() + self.paint(f"(line {number}: {e['event']} {json.dumps(rest)})",
+    def on_unknown(self, e: ev.Unknown, number: int) -> list[str]:
+        rest = {k: v for k, v in e.data.items() if k != "event"}
+        return [self.indent() + self.paint(f"(line {number}: {e.event} {json.dumps(rest)})",
                                            DIM)]

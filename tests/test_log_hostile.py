@@ -366,3 +366,16 @@ def test_json_when_the_log_is_malformed_or_differs(
     game.write_bytes(original)
     code, out, err = replay(capsys, str(game), "--json", "--turn", "999")
     assert code == 2 and json.loads(out)["diagnostics"][0]["message"].startswith("--turn 999")
+
+
+def test_junk_in_the_keys_only_newer_logs_have_is_not_shown(
+        game: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    objs = lines_of(game)
+    at = first(objs, "setup")
+    objs[at].update(goals=["x", {}], hack_tokens="many", slots=[0])
+    objs[first(objs, "round_end")]["deck"] = True
+    rewrite(game, objs)
+    code, out, err = replay(capsys, str(game), "--no-steps")
+    assert code == 0 and "Traceback" not in err
+    assert "secret goals: builder 1101 (13), hoarder 1110 (14)" in out  # as drawn
+    assert "deck True" not in out and "\"x\"" not in out
