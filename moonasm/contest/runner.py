@@ -13,6 +13,7 @@ program by the VM, so a worker that plays a thousand games of the same bots comp
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ class GameRecord:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     faults: tuple[FaultRecord, ...]
-    log: str | None = None  # the game's log (JSON Lines), when asked for
+    log: bytes | None = None  # the game's log (JSON Lines), gzip-compressed, when asked for
 
     @property
     def key(self) -> tuple[int, int]:
@@ -80,7 +81,7 @@ class GameRecord:
             "result": self.result, "rounds": self.rounds, "scores": list(self.scores),
             "winners": list(self.winners), "faults": [f.to_json() for f in self.faults]}
         if self.log is not None:
-            obj["log"] = self.log
+            obj["log"] = base64.b64encode(self.log).decode("ascii")
         return json.dumps(obj, separators=(",", ":"))
 
     @classmethod
@@ -88,7 +89,8 @@ class GameRecord:
         o = json.loads(line)
         return cls(o["g"], o["i"], o["seed"], tuple(o["seats"]), o["result"], o["rounds"],
                    tuple(o["scores"]), tuple(o["winners"]),
-                   tuple(FaultRecord.from_json(f) for f in o["faults"]), o.get("log"))
+                   tuple(FaultRecord.from_json(f) for f in o["faults"]),
+                   base64.b64decode(o["log"]) if "log" in o else None)
 
 
 def options_json(options: GameOptions) -> dict[str, Any]:
@@ -191,4 +193,13 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
     return GameRecord(
         spec.group, spec.index, spec.seed, spec.seats, result["result"], result["rounds"],
         tuple(p["solved"] for p in players), tuple(result["winners"]), tuple(faults),
-        None if stream is None else stream.getvalue())
+        None if stream is None else compress(stream.getvalue()))
+
+
+def compress(log: str) -> bytes:
+    """A game's log as the store keeps it: gzip at level 1 (fast; logs are repetitive) with no
+    timestamp, so the same game always gives the same bytes. Compressed where the game was
+    played, so that workers, not the process that stores the results, pay for it."""
+    import gzip
+
+    return gzip.compress(log.encode("ascii"), compresslevel=1, mtime=0)

@@ -10,8 +10,8 @@ Tables:
   order), result, rounds, scores and winners.
 * `faults` — every fault of every game with its seat, bot, round, kind, message, line, column,
   statement and the machine state it met (registers, own RAM, power left).
-* `logs` — each game's log (JSON Lines, gzip-compressed with a fixed timestamp so the same game
-  gives the same bytes).
+* `logs` — each game's log (JSON Lines), gzip-compressed where the game was played
+  (`runner.compress`: a fixed timestamp, so the same game gives the same bytes).
 
 A batch of games is written in one transaction, so a tournament killed at any moment leaves a
 store holding whole batches only; `--resume` plays just the games it lacks. `dump` gives the
@@ -115,7 +115,7 @@ class Store:
                       f.ram, f.power) for n, f in enumerate(r.faults)])
                 if r.log is not None:
                     self.db.execute("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",
-                                    (r.group, r.index, compress(r.log)))
+                                    (r.group, r.index, r.log))
 
     def games(self, where: str = "", params: tuple[Any, ...] = ()) -> list[GameRecord]:
         """Stored games in canonical order, with their faults (not their logs)."""
@@ -147,6 +147,3 @@ class Store:
         return {table: list(self.db.execute(f"SELECT * FROM {table} ORDER BY {order}"))
                 for table, order in orders.items()}
 
-
-def compress(text: str) -> bytes:
-    return gzip.compress(text.encode("ascii"), compresslevel=1, mtime=0)
