@@ -18,24 +18,10 @@ if TYPE_CHECKING:
 
 
 def add_play_options(p: argparse.ArgumentParser) -> None:
-    """The game options of `moonasm play` (spec §6), and the contest seed."""
-    from moonasm.cli import play_cmd
+    """The game options of `moonasm play` (spec §6); contests default to competitive games."""
+    from moonasm.cli.play_cmd import add_game_options
 
-    p.add_argument("--mode", choices=("coop", "versus"), default="versus",
-                   help="competitive (default for contests) or cooperative")
-    p.add_argument("--bits", type=play_cmd._bits, default=4, metavar="N",
-                   help="register width: 4 (default), 5, 6 or 8")
-    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
-                   help="novice (default), medium or hacker; for every seat, or SEAT=L")
-    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
-                   help="give a seat a hacker: addition, copy, rotation or logic")
-    p.add_argument("--events", action="store_true", help="shuffle in the event cards")
-    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
-                   help="extra operations: off (default), tokens or on")
-    p.add_argument("--max-rounds", type=parse_positive, default=100, metavar="N",
-                   help="end each game after N rounds (default 100)")
-    p.add_argument("--seed", type=play_cmd._seed, metavar="S",
-                   help="the contest's seed (default: chosen at random and printed)")
+    add_game_options(p, mode="versus", seed_of="the contest")
 
 
 def add_run_options(p: argparse.ArgumentParser, scheduler: bool) -> None:

@@ -63,10 +63,13 @@ def _seed(text: str) -> int:
     return seed
 
 
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("seats", nargs="+", metavar="SEAT", help="a bot file per seat, in order")
-    p.add_argument("--mode", choices=("coop", "versus"), default="coop",
-                   help="cooperative (default) or competitive")
+def add_game_options(p: argparse.ArgumentParser, *, mode: str, seed_of: str) -> None:
+    """The options of a game (spec §6), shared by `play` and the contests: `mode` is the
+    default mode, `seed_of` what --seed seeds ("the game", "the contest")."""
+    other = "versus" if mode == "coop" else "coop"
+    names = {"coop": "cooperative", "versus": "competitive"}
+    p.add_argument("--mode", choices=("coop", "versus"), default=mode,
+                   help=f"{names[mode]} (default) or {names[other]}")
     p.add_argument("--bits", type=_bits, default=4, metavar="N",
                    help="register width: 4 (default), 5, 6 or 8; wider goals use two cards")
     p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
@@ -81,9 +84,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="extra operations: off (default), tokens (earned by solving goal "
                    "cards) or on")
     p.add_argument("--seed", type=_seed, metavar="S",
-                   help="the game's seed (default: chosen at random and printed)")
+                   help=f"{seed_of}'s seed (default: chosen at random and printed)")
     p.add_argument("--max-rounds", type=parse_positive, default=100, metavar="N",
-                   help="end the game after N rounds (default 100)")
+                   help="end a game after N rounds (default 100)")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("seats", nargs="+", metavar="SEAT", help="a bot file per seat, in order")
+    add_game_options(p, mode="coop", seed_of="the game")
     p.add_argument("--log", metavar="FILE", help="write the game as JSON Lines to FILE")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
