@@ -22,7 +22,7 @@ from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.log import Event, LogReader, Summary
 from moonasm.game.table import TableState
-from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
+from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, outcome, paint
 
 # -- showing it --------------------------------------------------------------------------------
 
@@ -385,17 +385,7 @@ class Replay:
         return [head + deck_text + f"scores: {scores}"]
 
     def on_result(self, e: ev.Result) -> list[str]:
-        rounds = e.rounds
-        winners = e.winners
-        round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
-        if e.result == "won":
-            text = f"won in {round_word}: every goal solved"
-        elif e.result == "lost":
-            text = f"lost after {round_word}"
-        else:
-            names = ", ".join(self.seat_plain(s) for s in winners) or "nobody"
-            shared = " (shared)" if len(winners) > 1 else ""
-            text = f"finished after {round_word}; winner{shared}: {names}"
+        text = outcome(e.result, e.rounds, [self.seat_plain(s) for s in e.winners])
         style = RED if e.result == "lost" else GREEN
         out = [self.paint("Result: ", BOLD) + self.paint(text, BOLD + style)]
         rows = [("seat", "name", "solved", "faults")]

@@ -186,13 +186,7 @@ def _summary(game: Any, result: dict[str, Any]) -> None:
     for r in rows:
         print(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
               f"{r[3]:>{widths[3]}}  {r[4]:>{widths[4]}}")
-    rounds = result["rounds"]
-    round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
-    if result["result"] == "won":
-        print(f"result: won in {round_word}: every goal solved")
-    elif result["result"] == "lost":
-        print(f"result: lost after {round_word}")
-    else:
-        names = ", ".join(f"{s} ({game.names[s - 1]})" for s in result["winners"])
-        shared = " (shared)" if len(result["winners"]) > 1 else ""
-        print(f"result: finished after {round_word}; winner{shared}: {names}")
+    from moonasm.render import outcome
+
+    winners = [f"{s} ({game.names[s - 1]})" for s in result["winners"]]
+    print(f"result: {outcome(result['result'], result['rounds'], winners)}")
