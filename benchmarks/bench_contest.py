@@ -82,7 +82,7 @@ def _in_process(tmp: Path) -> list[Row]:
     from moonasm.contest import entrants, schedule
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game, GameOptions
-    from moonasm.game.log import LogWriter, header
+    from moonasm.game.log import start_logged
 
     field = _field(tmp / "six", 6)
     valid, _ = entrants.load(entrants.expand([str(field)]), 4)
@@ -95,11 +95,15 @@ def _in_process(tmp: Path) -> list[Row]:
         start = time.process_time()
         for spec in specs:
             options = GameOptions(mode="versus", seed=spec.seed)
-            on_event = None
+            seats = [{"seat": seat, "name": names[k], "file": f"{k}.masm", "sha256": k}
+                     for seat, k in enumerate(spec.seats, 1)]
+            bots = [programs[k] for k in spec.seats]
             if log:
-                on_event = LogWriter(io.StringIO(), header(options, [])).event
-            Game(options, [names[k] for k in spec.seats], on_event, steps=False).play(
-                [programs[k] for k in spec.seats])
+                game, writer = start_logged(io.StringIO(), options, seats)
+                game.play(bots)
+                writer.flush()
+            else:
+                Game(options, [names[k] for k in spec.seats]).play(bots)
         return len(specs) / (time.process_time() - start)
 
     def tournament() -> float:

@@ -5,18 +5,17 @@
 * complete two-player competitive games per second between two example bots (builder and
   hoarder from examples/bots/), on the fast path (no log), against the contests' target of
   2,000 games a second on one core (issue 8);
-* the same figure against the same games with a full `--log` (every statement traced on the
-  reference interpreter and serialised) measured in the same run;
 * the share of the unlogged time spent outside executing bot statements (dealing, solving,
   drawing, turn bookkeeping, keeping the bots' table operands current), against the target
   of under half, and that engine time per game in microseconds.
+
+What a log costs is `bench_log.py`'s figure.
 
 Run it alone with `python benchmarks/bench_game.py`.
 """
 
 from __future__ import annotations
 
-import io
 import time
 from pathlib import Path
 from typing import Any
@@ -32,17 +31,12 @@ def _bots() -> tuple[list[str], list[Any]]:
     return list(BOTS), [bot(f.read_text(encoding="utf-8")) for f in files]
 
 
-def _games(programs: list[Any], names: list[str], log: bool) -> float:
+def _games(programs: list[Any], names: list[str]) -> float:
     from moonasm.game import Game, GameOptions
-    from moonasm.game.log import LogWriter, header
 
     start = time.perf_counter()
     for seed in SEEDS:
-        options = GameOptions(mode="versus", seed=seed)
-        on_event = None
-        if log:
-            on_event = LogWriter(io.StringIO(), header(options, [])).event
-        Game(options, names, on_event).play(programs)
+        Game(GameOptions(mode="versus", seed=seed), names).play(programs)
     return time.perf_counter() - start
 
 
@@ -50,9 +44,8 @@ def run() -> list[tuple[str, float, str, float, str]]:
     import moonasm.game.engine as engine
 
     names, programs = _bots()
-    _games(programs, names, False)  # warm up: compile the bots' blocks once
-    fast = min(_games(programs, names, False) for _ in range(3))
-    logged = min(_games(programs, names, True) for _ in range(2))
+    _games(programs, names)  # warm up: compile the bots' blocks once
+    fast = min(_games(programs, names) for _ in range(3))
 
     # time spent inside run_turn (executing bot statements) during the fast games
     inside = 0.0
@@ -68,7 +61,7 @@ def run() -> list[tuple[str, float, str, float, str]]:
 
     engine.run_turn = timed  # type: ignore[assignment]
     try:
-        total = _games(programs, names, False)
+        total = _games(programs, names)
     finally:
         engine.run_turn = real
     overhead = 100.0 * (total - inside) / total
@@ -78,8 +71,6 @@ def run() -> list[tuple[str, float, str, float, str]]:
     return [
         (f"versus games/s, 2 bots ({label}), no log", games / fast,
          "contest target (issue 8)", 2000.0, "games/s"),
-        (f"versus games/s, 2 bots ({label}), no log", games / fast,
-         "same games with --log (traced)", games / logged, "games/s"),
         (f"engine overhead outside bot statements ({label})", overhead,
          "issue 3 target (under half)", 50.0, "%"),
         (f"engine time a game outside bot statements ({label})",

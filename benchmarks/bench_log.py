@@ -38,18 +38,22 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     """One game; `log` 0: unlogged, 2: as `play --log` writes it, 1: a version 1 log (every
     statement). Returns the log's size in characters."""
     from moonasm.game import Game, GameOptions
-    from moonasm.game.log import LogWriter, header
+    from moonasm.game.log import LogWriter, header, start_logged
 
     options = GameOptions(mode="versus", seed=seed, max_rounds=max_rounds)
     if not log:
         Game(options, names).play(programs)
         return 0
     out = io.StringIO()
+    if log == 2:
+        game, writer = start_logged(out, options, _players(names))
+        game.play(programs, after_turn=writer.flush)
+        return out.tell()
     head = header(options, _players(names))
-    head["version"] = log
+    head["version"] = 1
     writer = LogWriter(out, head)
-    Game(options, names, writer.event, steps=log == 1).play(programs)
-    return len(out.getvalue())
+    Game(options, names, writer.event, steps=True).play(programs, after_turn=writer.flush)
+    return out.tell()
 
 
 def _rate(programs: list[Any], names: list[str], log: int) -> float:

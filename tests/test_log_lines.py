@@ -7,10 +7,13 @@ reason can hold (non-ASCII, quotes, backslashes, control characters, lone surrog
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import io
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +22,7 @@ from moonasm.game import events as ev
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, dumps, header
+from moonasm.game.log import LogWriter, dumps, header, start_logged
 from moonasm.lang.check import Program
 
 BOTS = Path(__file__).resolve().parent.parent / "examples" / "bots"
@@ -74,8 +77,9 @@ def test_every_line_of_a_game_is_its_events_json(
     head = header(options, [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
                             for i, n in enumerate(players, 1)])
     fast, slow = io.StringIO(), io.StringIO()
-    Game(options, players, LogWriter(fast, head).event, steps=steps).play(
-        [PROGRAMS[s] for s in seats])
+    writer = LogWriter(fast, head)
+    Game(options, players, writer.event, steps=steps).play(
+        [PROGRAMS[s] for s in seats], after_turn=writer.flush)
     Game(options, players, json_sink(LogWriter(slow, head).write), steps=steps).play(
         [PROGRAMS[s] for s in seats])
     assert fast.getvalue() == slow.getvalue()
@@ -159,8 +163,9 @@ def test_any_event_writes_its_json_byte_for_byte(event: ev.AnyEvent) -> None:
 
 
 def test_the_writer_writes_a_turn_at_a_time() -> None:
-    """Lines reach the stream at the end of the setup, of each turn and round and of the
-    game (one flush a turn, not a line), and `flush` writes a turn cut short."""
+    """The writer keeps events until `flush`; a game played with `after_turn=flush` reaches
+    the stream whole turns at a time, the setup at once (`start_logged`), and a turn cut
+    short is written by one more `flush`."""
     out = io.StringIO()
     writer = LogWriter(out, {"format": "x"})
     assert out.getvalue() == '{"format":"x"}\n'
@@ -169,10 +174,53 @@ def test_the_writer_writes_a_turn_at_a_time() -> None:
     writer.event(turn)
     writer.event(draw)
     assert out.getvalue() == '{"format":"x"}\n'
-    writer.event(ev.EndTurn(1, 3))
-    assert out.getvalue().splitlines()[1:] == [encoded(turn), encoded(draw),
-                                               encoded(ev.EndTurn(1, 3))]
-    writer.event(turn)
     writer.flush()
-    assert out.getvalue().splitlines()[-1] == encoded(turn)
+    assert out.getvalue().splitlines()[1:] == [encoded(turn), encoded(draw)]
     assert out.getvalue().endswith("\n")
+    writer.write({"format": "y"})  # a line written at once, after the events kept
+    writer.event(turn)
+    writer.write({"format": "z"})
+    assert out.getvalue().splitlines()[3:] == ['{"format":"y"}', encoded(turn), '{"format":"z"}']
+
+    options = GameOptions(mode="versus", seed=3, max_rounds=4)
+    stream = io.StringIO()
+    game, writer = start_logged(stream, options, [
+        {"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
+        for i, n in enumerate(("builder", "hoarder"), 1)])
+    written = stream.getvalue().splitlines()
+    assert json.loads(written[-1])["event"] == "setup"  # the header and the setup, at once
+    seen: list[list[str]] = []
+    game.play([PROGRAMS["builder"], PROGRAMS["hoarder"]],
+              after_turn=lambda: (writer.flush(), seen.append(stream.getvalue().splitlines())))
+    assert len(seen) == 8
+    for lines in seen:  # every turn written whole, as it ended
+        assert json.loads(lines[-1])["event"] in ("end_turn", "skip", "round_end", "result")
+    assert json.loads(seen[-1][-1])["event"] == "result"
+
+
+@pytest.mark.parametrize("cls", [*ev.EVENT_TYPES.values(), ev.PendingSlot, ev.PlayerResult],
+                         ids=lambda cls: cls.__name__)
+def test_events_stay_frozen_dataclasses_with_their_own_signature(cls: type) -> None:
+    """Events are built by a faster `__init__` than `dataclass` writes; it takes the same
+    parameters with the same defaults, and the events stay frozen, equal by value and
+    hashable."""
+    fields = dataclasses.fields(cls)
+    params = list(inspect.signature(cls).parameters.values())
+    assert [p.name for p in params] == [f.name for f in fields]
+    for p, f in zip(params, fields, strict=True):
+        assert p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+        assert p.default == (inspect.Parameter.empty if f.default is dataclasses.MISSING
+                             else f.default)
+    values = list(range(1, len(fields) + 1))
+    one, two = cls(*values), cls(**{f.name: v for f, v in zip(fields, values, strict=True)})
+    assert one == two and hash(one) == hash(two)
+    assert [getattr(one, f.name) for f in fields] == values
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(one, fields[0].name, 0)
+    if any(f.default is not dataclasses.MISSING for f in fields):
+        required = [f for f in fields if f.default is dataclasses.MISSING]
+        short = cls(*values[:len(required)])
+        assert [getattr(short, f.name) for f in fields[len(required):]] == \
+            [f.default for f in fields[len(required):]]
+    with pytest.raises(TypeError):
+        cls(*values, 0)

@@ -144,7 +144,7 @@ def main(args: argparse.Namespace) -> int:
     log_file = None
     writer = None
     if args.log:
-        from moonasm.game.log import LogWriter, header
+        from moonasm.game.log import start_logged
 
         try:
             log_file = open(args.log, "w", encoding="ascii", newline="\n")  # noqa: SIM115
@@ -152,11 +152,12 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}", args.log)
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
-        writer = LogWriter(log_file, header(options, players_json))
+        game, writer = start_logged(log_file, options, players_json)
+    else:
+        game = Game(options, names)
     try:
-        # A log keeps no statements (docs/games.md): the bots run on the fast path.
-        game = Game(options, names, writer.event if writer is not None else None, steps=False)
-        result = game.play([b.program for b in bots])
+        result = game.play([b.program for b in bots],
+                           after_turn=writer.flush if writer is not None else None)
     finally:
         if writer is not None:
             writer.flush()  # the turn a game that failed was in

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Any
 from moonasm.contest.schedule import GameSpec
 
 if TYPE_CHECKING:
-    from moonasm.game.engine import Game, GameOptions
-    from moonasm.game.events import GameEvent
+    from moonasm.game.engine import GameOptions
     from moonasm.lang.check import Program
 
 _PROGRAMS: dict[tuple[str, int], Program] = {}
@@ -157,38 +156,40 @@ def play_batch(text: str) -> str:
 
 def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
               names: list[str], *, log: bool = False) -> GameRecord:
-    """One game, its faults recorded with the machine state each fault met."""
-    from moonasm.game import events as ev
+    """One game, its faults recorded with the machine state each fault met (the state the
+    faulting statement left: a fault undoes it)."""
     from moonasm.game.engine import Game
 
     opts = dataclasses.replace(options, seed=spec.seed)
     faults: list[FaultRecord] = []
-    game: Game | None = None
     stream = None
-    write_log = None
     if log:
         import io
 
-        from moonasm.game.log import LogWriter, header
+        from moonasm.game.log import start_logged
 
         stream = io.StringIO()
         players = [{"seat": seat, "name": name, "file": f"{sha}.masm", "sha256": sha}
                    for seat, (name, sha) in enumerate(zip(names, spec.seats, strict=True), 1)]
-        write_log = LogWriter(stream, header(opts, players)).event
-
-    def on_event(event: GameEvent) -> None:
-        if type(event) is ev.Fault:
-            assert game is not None
-            m = game.machine
-            faults.append(FaultRecord(
-                event.seat, game.round, event.kind, event.message, event.line, event.column,
-                event.statement, tuple(m.regs), m.ram[event.seat],
-                None if m.power == float("inf") else int(m.power)))
-        if write_log is not None:
-            write_log(event)
-
-    game = Game(opts, names, on_event, steps=False)
-    result = game.play(programs)
+        game, writer = start_logged(stream, opts, players)
+    else:
+        game = Game(opts, names)
+    m = game.machine
+    while not game.finished:  # Game.play, with each turn's fault taken as it happens
+        seat = game.seat
+        if game.begin_turn():
+            fault = game.run(programs[seat - 1].turns[0]).fault
+            if fault is not None:
+                span, stmt = fault.span, fault.stmt
+                faults.append(FaultRecord(
+                    seat, game.round, fault.kind, fault.message,
+                    None if span is None else span.line, None if span is None else span.column,
+                    None if stmt is None else stmt.text, tuple(m.regs), m.ram[seat],
+                    None if m.power == float("inf") else int(m.power)))
+        game.end_turn()
+    if stream is not None:
+        writer.flush()  # the log is in memory: written once, when the game is over
+    result = game.result()
     players = result["players"]
     return GameRecord(
         spec.group, spec.index, spec.seed, spec.seats, result["result"], result["rounds"],

@@ -1,4 +1,5 @@
-"""The deck: the cards still to draw, dealt once at setup from the game's one random source.
+"""The deck: the cards still to draw, dealt once at setup from the game's one random source
+(`random.Random(seed)`, used for nothing else).
 
 `deal_coop` and `deal_versus` shuffle the cards spec §4.2 and §4.3 put in play (or take a given
 deck as is, for exact rule tests). `Deck` draws from the top, knows how many goal cards are
@@ -48,7 +49,18 @@ class Deck:
         return new
 
 
-def deal_coop(options: GameOptions, players: int, rng: random.Random,
+def deal(options: GameOptions, players: int) -> list[Card]:
+    """The whole deal of a game with these options and this many players, in draw order
+    (cooperative: the registers' cards first). A caller that logs a game deals once and
+    gives the cards to both the log header and `Game(deck=...)`: seeding the random source
+    and shuffling is a tenth of what a game costs."""
+    if options.mode == "versus":
+        return deal_versus(options)
+    initial, rest = deal_coop(options, players)
+    return initial + rest
+
+
+def deal_coop(options: GameOptions, players: int,
               given: Sequence[CardSpec] | None = None) -> tuple[list[Card], list[Card]]:
     """A cooperative deal: (the cards for the initial registers, the deck in draw order).
 
@@ -64,6 +76,7 @@ def deal_coop(options: GameOptions, players: int, rng: random.Random,
             raise ValueError("the first cards of a cooperative deck go into the registers "
                              "and must be goal cards")
         return initial, rest
+    rng = random.Random(options.seed)
     count = tables.coop_goal_cards(level, options.bits, players)
     values = list(range(16))
     rng.shuffle(values)
@@ -76,8 +89,7 @@ def deal_coop(options: GameOptions, players: int, rng: random.Random,
     return initial, rest
 
 
-def deal_versus(options: GameOptions, rng: random.Random,
-                given: Sequence[CardSpec] | None = None) -> list[Card]:
+def deal_versus(options: GameOptions, given: Sequence[CardSpec] | None = None) -> list[Card]:
     """A competitive deck in draw order: the 16 goal cards, the 2 BUG cards and, with events
     on, the 17 event cards, shuffled (or `given` as is)."""
     if given is not None:
@@ -85,5 +97,5 @@ def deal_versus(options: GameOptions, rng: random.Random,
     dealt = list(GOAL_CARDS) + [BUG] * tables.VERSUS_BUGS
     if options.events:
         dealt += list(EVENT_CARDS)
-    rng.shuffle(dealt)
+    random.Random(options.seed).shuffle(dealt)
     return dealt

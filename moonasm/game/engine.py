@@ -16,7 +16,9 @@ draw order, for a log header an auditor can check every draw against.
 For exact rule tests a game can be dealt from a given deck instead of a shuffled one:
 `Game(options, names, deck=[...])` or `Game.with_deck(...)`; the deck is then used as is, in
 draw order (first element drawn first). In cooperative mode it includes the cards that go
-into the registers at setup, then the BUG and event cards where they should come.
+into the registers at setup, then the BUG and event cards where they should come. A logged
+game is dealt this way too, from the cards `deck.deal` shuffled once for both the log header
+and the game.
 
 Choices where the spec is silent (the modes' own are in `moonasm.game.rules`):
 
@@ -33,7 +35,6 @@ Choices where the spec is silent (the modes' own are in `moonasm.game.rules`):
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,9 +87,12 @@ class GameError(Exception):
     """The game was driven the wrong way (e.g. `run` without an open turn)."""
 
 
+_UNLIMITED = float("inf")
+
+
 def _power(halves: float) -> int | None:
     """Power in halves as an event holds it: None for unlimited."""
-    return None if halves == float("inf") else int(halves)
+    return None if halves == _UNLIMITED else int(halves)
 
 
 class Game:
@@ -113,7 +117,6 @@ class Game:
         self.on_event = on_event
         self.steps = on_event is not None if steps is None else steps
         self.runner = interpret_turn if interpreter else run_turn
-        self.rng = random.Random(options.seed)
         self.per_goal = cards_per_goal(options.bits)
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
         m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
@@ -258,8 +261,9 @@ class Game:
         st.turn_open = True
         st.turn_steps = 0
         if self.on_event is not None:
-            self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
-                                  self._ram()))
+            power = m.power
+            self.on_event(ev.Turn(st.round, seat, None if power == _UNLIMITED else int(power),
+                                  m.goal, tuple(m.regs), tuple(m.ram[1:self.players + 1])))
         self._solve_all()
         return not st.finished and m.target is not None
 
@@ -305,7 +309,8 @@ class Game:
         st = self.state
         if st.turn_open:
             st.turn_open = False
-            self.emit(ev.EndTurn(st.seat, st.turn_steps))
+            if self.on_event is not None:
+                self.on_event(ev.EndTurn(st.seat, st.turn_steps))
         if not st.finished:
             st.seat += 1
             if st.seat > self.players:
@@ -320,9 +325,10 @@ class Game:
         self.rules.end_round()
         if self.on_event is not None:
             st = self.state
+            pending = self.pending_goals
             self.on_event(ev.RoundEnd(
-                st.round, tuple(ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals),
-                st.bugs, len(st.deck)))
+                st.round, tuple([ev.PendingSlot(p.goal, p.slot) for p in pending]) if pending
+                else (), st.bugs, len(st.deck)))
 
     def _send_result(self) -> None:
         st = self.state
@@ -340,13 +346,17 @@ class Game:
             self.run(program.turns[0])
         self.end_turn()
 
-    def play(self, programs: list[Program]) -> dict[str, Any]:
-        """Play the whole game with one bot per seat; returns `result()`."""
+    def play(self, programs: list[Program],
+             after_turn: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Play the whole game with one bot per seat; returns `result()`. `after_turn` is
+        called after each turn (a log writer's `flush`)."""
         if len(programs) != self.players:
             raise ValueError(f"{len(programs)} programs for {self.players} seats")
         st = self.state
         while not st.finished:
             self.play_bot_turn(programs[st.seat - 1])
+            if after_turn is not None:
+                after_turn()
         return self.result()
 
     def winners(self) -> list[int]:

@@ -29,14 +29,15 @@ import json
 import math
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
+from moonasm.game import deck
 from moonasm.game import events as ev
-from moonasm.game.cards import EVENT_NAMES
-from moonasm.game.engine import GameOptions
+from moonasm.game.cards import EVENT_NAMES, Card
+from moonasm.game.engine import Game, GameOptions
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program
@@ -90,81 +91,81 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def header(options: GameOptions, players: list[dict[str, Any]],
-           cwd: str | None = None) -> dict[str, Any]:
+def header(options: GameOptions, players: list[dict[str, Any]], cwd: str | None = None,
+           deal: Sequence[Card] | None = None) -> dict[str, Any]:
     """The first line: format, version, seed, configuration, the directory the bot files'
     names are relative to (`cwd`, default the current one), the whole deal in draw order
     (`deck`, when the players are named: the deal depends on how many there are) and each
-    seat's bot as `{"seat", "name", "file", "sha256"}`."""
+    seat's bot as `{"seat", "name", "file", "sha256"}`. `deal` is the game's deal when the
+    caller has it already (`moonasm.game.deck.deal`, given to the game as `deck=` too)."""
     head: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": options.seed,
                             "config": options.config_json(len(players)),
                             "cwd": os.getcwd() if cwd is None else cwd}
     if players:
-        head["deck"] = dealt(options, len(players))
+        cards = deck.deal(options, len(players)) if deal is None else deal
+        head["deck"] = [str(card) for card in cards]
     head["players"] = players
     return head
 
 
 def dealt(options: GameOptions, players: int) -> list[str]:
     """The deal of a game with these options, in draw order, as `Game.dealt_json` names it
-    (`"5"`, `"BUG"`, `"RESET A"`). The game's one `random.Random(seed)` deals the deck
-    before anything else (`moonasm.game.deck`), so the deal is computed here without setting
-    a game up (a test checks it equals `Game.dealt_json` in every mode and option)."""
-    import random
-
-    from moonasm.game.deck import deal_coop, deal_versus
-
-    rng = random.Random(options.seed)
-    if options.mode == "versus":
-        cards = deal_versus(options, rng)
-    else:
-        initial, rest = deal_coop(options, players, rng)
-        cards = initial + rest
-    return [str(card) for card in cards]
+    (`"5"`, `"BUG"`, `"RESET A"`), computed without setting a game up (a test checks it
+    equals `Game.dealt_json` in every mode and option)."""
+    return [str(card) for card in deck.deal(options, players)]
 
 
 class LogWriter:
-    """Writes the header, then each event given to `event` (pass it as the game's
-    `on_event`). `event` writes the event's `to_line()`, the same bytes as
-    `write(event.to_json())` without building and encoding the object.
+    """Writes the header, then the game's events, a turn at a time.
 
-    Event lines are written and flushed a turn at a time: at the end of the setup, of each
-    turn (or skipped turn), of each round and of the game. Flushing every line cost a
-    `play --log` game more than playing it (a system call a line, ~70 a game); a log cut
-    short by a killed process still ends on a whole line, at the end of a turn. Call `flush`
-    when a game stops before its result (an error), to write the lines of the turn it was
-    in."""
+    `event` is the game's `on_event`: a list's `append`, so nothing is formatted or written
+    while the game runs. `flush` writes the events kept so far, a line each (`to_line()`, the
+    same bytes as `write(event.to_json())` without building the object), and flushes the
+    stream. Played as `game.play(programs, after_turn=writer.flush)` (what `start_logged`
+    sets up and `moonasm play --log` does), a log is written and flushed a turn at a time: a
+    log cut short by a killed process ends on a whole turn. Flushing every line cost a
+    `play --log` game more than playing it (a system call a line, ~70 a game), and handling
+    each event as it came a third of what logging cost; a game's setup, its turns and its
+    result are written all the same. Call `flush` once more when a game stops early (an
+    error), to write the lines of the turn it was in."""
 
     def __init__(self, stream: IO[str], head: dict[str, Any]):
         self.stream = stream
-        self._write = stream.write
-        self._pending: list[str] = []
+        self._events: list[ev.GameEvent] = []
+        self.event: Callable[[ev.GameEvent], None] = self._events.append
         self.write(head)
 
     def write(self, obj: dict[str, Any]) -> None:
-        """One line holding `obj` (the header, or an event's JSON object), flushed with the
-        lines before it."""
-        self._pending.append(dumps(obj))
-        self.flush()
-
-    def event(self, event: ev.GameEvent) -> None:
-        """One line holding `event`; flushed with its turn's."""
-        self._pending.append(event.to_line())
-        if type(event) in _TURN_ENDS:
-            self.flush()
+        """One line holding `obj` (the header, or an event's JSON object), written and
+        flushed at once, after the events kept before it."""
+        lines = [event.to_line() for event in self._events]
+        self._events.clear()
+        lines += (dumps(obj), "")
+        self.stream.write("\n".join(lines))
+        self.stream.flush()
 
     def flush(self) -> None:
-        """Write and flush the lines not written yet."""
-        if self._pending:
-            self._pending.append("")
-            self._write("\n".join(self._pending))
-            self._pending.clear()
+        """Write the events kept so far and flush the stream."""
+        events = self._events
+        if events:
+            self.stream.write("\n".join([event.to_line() for event in events]) + "\n")
+            events.clear()
         self.stream.flush()
 
 
-# The events after which a log's lines are written: the end of the setup, of a turn, of a
-# round, of the game.
-_TURN_ENDS = frozenset((ev.Setup, ev.EndTurn, ev.Skip, ev.RoundEnd, ev.Result))
+def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, Any]],
+                 cwd: str | None = None) -> tuple[Game, LogWriter]:
+    """A game set up and logged to `stream` the way `moonasm play --log` logs it: the deal
+    shuffled once for both the header and the game, every event written, and the bots on
+    the fast path (a log keeps no statements). `players` are the header's `{"seat", "name",
+    "file", "sha256"}`. The header and the setup are written at once; play the game with
+    `game.play(programs, after_turn=writer.flush)` to write it a turn at a time, and call
+    `writer.flush()` if it stops early."""
+    cards = deck.deal(options, len(players))
+    writer = LogWriter(stream, header(options, players, cwd, deal=cards))
+    game = Game(options, [p["name"] for p in players], writer.event, deck=cards, steps=False)
+    writer.flush()
+    return game, writer
 
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
@@ -662,7 +663,6 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     the same bytes, else the number of the first line that differs. The comparison stops at
     the first difference, so a log cannot make this run longer than the game it records.
     ValueError when a bot file is no longer a valid bot."""
-    from moonasm.game.engine import Game
 
     head = reader.header
     options = options_from_header(head)
@@ -698,7 +698,6 @@ def with_steps(reader: LogReader, sources: dict[int, bytes],
     place by playing the game again with the bots: on the fast path up to turn `from_turn`,
     traced from there. Every event the game writes again is checked against the log as it
     goes; LogError names the first line the bots do not play. Memory is one turn's steps."""
-    from moonasm.game.engine import Game
     from moonasm.game.events import json_sink
 
     head = reader.header
