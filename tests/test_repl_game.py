@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from sample_bots import COUNTER_SRC as COUNTER
 
 from moonasm.game.bots import bot
@@ -244,3 +245,33 @@ def test_save_writes_the_inputs_that_replay_the_game(tmp_path: Path) -> None:
     state = g.feed(":state").text
     assert "ann (human, novice): 0 solved, 1 faults" in state
     assert state in proc.stdout.decode()  # the same registers, scores, faults, round
+
+
+@pytest.mark.parametrize("mode", ["coop", "versus"])
+def test_the_screen_is_drawn_from_a_table_state_that_follows_the_engine(mode: str) -> None:
+    """The toolbar, `:state`, the turn header and the lamps read the session's TableState
+    (fed the game's events, as replay's is); after every input — operations, faults, HACK,
+    :undo, :end — that table equals the engine's own, power included."""
+    from test_game_table import engine_view, table_view
+
+    inputs = ["INC A", "NOT A; ROL A", ":undo", "INC A; INC A; INC A; INC A; INC A", "DEC B",
+              ":undo", "MOV A, RAM9", "XOR A, A", ":end", "HACK 2" if mode == "versus"
+              else "NOT B", "ROR A", ":undo", ":end"]
+    for seed in range(6):
+        g = game(mode, seed=seed, events=True)
+        g.greeting()
+        for text in inputs * 8:
+            if g.table.finished:
+                break
+            g.feed(text)
+            assert table_view(g.table, mode == "versus") == engine_view(g.game), (seed, text)
+            if g.game.turn_open:
+                assert g.table.seat == g.game.seat
+                assert g._power() == g.machine.power
+                assert g._values() == [*g.machine.regs, g.machine.ram[g.machine.player]]
+                bar = render.plain(g.toolbar())
+                assert f"cards {g.game.deck_left} " in bar
+                assert f"player {g.game.seat} " in bar
+                state = render.plain(g.describe())
+                assert f"round {g.game.round}," in state
+        assert g.table.finished == g.game.finished

@@ -54,7 +54,7 @@ def _game_only_options(args: argparse.Namespace) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.cli.common import UsageError, fail_usage
+    from moonasm.cli.common import INVOCATION, UsageError, fail_usage
     from moonasm.repl.render import glyphs_for
     from moonasm.repl.sandbox import Sandbox
     from moonasm.repl.session import BaseSession
@@ -70,6 +70,8 @@ def main(args: argparse.Namespace) -> int:
         except UsageError as e:
             return fail_usage(str(e))
         except BotsInvalid:
+            print(f"{INVOCATION.prog}: error: invalid bot; no game was played",
+                  file=sys.stderr)
             return 3
     else:
         game_only = _game_only_options(args)

@@ -4,9 +4,12 @@
 `moonasm.game.Game`. Humans type their
 turns (each input runs within the open turn through `Game.run`); bots play theirs as soon as
 their seat comes up, with every statement shown as it runs. The engine's events become lines
-on screen as they happen. In a competitive game a player's goal is secret: it is printed only
-in the toolbar and `:state` during that player's own turn, draws are shown without their
-values, and the session asks to "pass the keyboard" between two different humans.
+on screen as they happen, and the same events keep a `moonasm.game.table.TableState`, from
+which the toolbar, `:state`, the turn header and the CPU's lamps are drawn — the same table
+`moonasm replay` and the contest report show, so no view re-derives a rule. In a competitive
+game a player's goal is secret: it is printed only in the toolbar and `:state` during that
+player's own turn, draws are shown without their values, and the session asks to "pass the
+keyboard" between two different humans.
 
 `:undo` in a game restores the snapshot taken when the turn opened and replays the turn's
 operations but the last (a replay is exact: the engine is deterministic). It never reaches back
@@ -26,6 +29,7 @@ from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
+from moonasm.game.table import TableState
 from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
 from moonasm.lang.parse import parse
 from moonasm.repl import files
@@ -77,9 +81,11 @@ class GameSession(BaseSession):
         self.last_human: int | None = None
         self.bot_steps = self.bot_thinking = 0
         self.turn_start: object | None = None
+        self.table_start: TableState | None = None  # the table when the turn opened
         self.done: list[Stmt] = []  # operations (and HACKs) run this turn, for :undo
         self.barrier, self.barrier_why = 0, ""  # :undo stops at done[barrier - 1]
         self.moves: list[str] = []  # the inputs that played, for :save
+        self.table = TableState.new(self.options.mode, self.options.bits, len(self.seats))
         self.game = Game(self.options, [s.name for s in self.seats], self._on_event)
         self.machine = self.game.machine
         self._advance()
@@ -152,22 +158,23 @@ class GameSession(BaseSession):
                 self.out += header
             self.last_human = seat
             self.turn_start = game.snapshot()
+            self.table_start = self.table.copy()
             self.done = []
             self.barrier = 0
             return
 
     def _turn_header(self) -> Fragments:
-        game, m = self.game, self.machine
-        seat = game.seat
-        out: Fragments = [("class:rule", f"── round {game.round} · "),
+        table = self.table
+        seat = self._acting()
+        out: Fragments = [("class:rule", f"── round {table.round} · "),
                           ("class:toolbar.title", f" {self.seat_name(seat)} "),
                           ("class:rule", " your turn ──\n")]
-        goal = game.active_goal
+        goal = table.goal_of(seat)
         if goal is not None:
             secret = " (only you can see it)" if self.versus else ""
             out.append(("", "goal "))
             out.append(("class:toolbar.secret" if self.versus else "class:value",
-                        f"{rd.bits_text(goal, m.bits)} ({goal})"))
+                        f"{rd.bits_text(goal, table.bits)} ({goal})"))
             out.append(("", f"{secret}\n"))
         out += self.cpu()
         out.append(("class:explain", "type your operations; :end ends the turn\n"))
@@ -183,7 +190,7 @@ class GameSession(BaseSession):
 
     def _end_and_advance(self) -> None:
         self.game.end_turn()
-        self.turn_start = None
+        self.turn_start = self.table_start = None
         self.done = []
         self.barrier = 0
         self._advance()
@@ -191,6 +198,7 @@ class GameSession(BaseSession):
     # -- events -----------------------------------------------------------------------------
 
     def _on_event(self, event: ev.GameEvent) -> None:
+        self.table.apply(event)
         if isinstance(event, ev.Solved):  # after the statement that solved it was recorded
             self._barrier("a goal was solved", len(self.done))
         elif isinstance(event, ev.Draw):
@@ -313,18 +321,26 @@ class GameSession(BaseSession):
 
     # -- the screen ------------------------------------------------------------------------
 
+    def _acting(self) -> int:
+        """The seat whose turn is open (a human's, whenever the session waits for input)."""
+        return self.table.seat or self.game.seat
+
     def per_turn(self) -> float:
-        return self.game.power_for(self.game.seat)
+        return self.game.power_for(self._acting())
 
     def _values(self) -> list[int]:
-        m = self.machine
-        return list(m.regs) + [m.ram[m.player]]
+        table = self.table
+        return [*table.registers, table.ram[self._acting() - 1]]
+
+    def _power(self) -> float:
+        return float("inf") if self.table.power is None else self.table.power
 
     def cpu(self, before: list[int] | None = None) -> Fragments:
-        m = self.machine
-        names = list(isa.REGISTERS) + [f"RAM{m.player}"]
-        out = rd.lamp_rows(names, self._values(), before, m.bits, self.glyphs, m.disabled)
-        return out + rd.power_line(m.power, self.per_turn(), self.glyphs)
+        table = self.table
+        names = list(isa.REGISTERS) + [f"RAM{self._acting()}"]
+        out = rd.lamp_rows(names, self._values(), before, table.bits, self.glyphs,
+                           set(table.disabled))
+        return out + rd.power_line(self._power(), self.per_turn(), self.glyphs)
 
     def labels_in(self, text: str) -> list[str]:
         from moonasm.repl.analysis import labels_in
@@ -332,13 +348,13 @@ class GameSession(BaseSession):
         return labels_in(text)
 
     def prompt(self) -> str:
-        if self.game.finished:
+        if self.table.finished:
             return "game over> "
-        return f"{self.seats[self.game.seat - 1].name}> "
+        return f"{self.seats[self._acting() - 1].name}> "
 
     def toolbar(self) -> Fragments:
-        game, m, g = self.game, self.machine, self.glyphs
-        parts: Fragments = [("class:toolbar.title", f" round {game.round} ")]
+        table, g = self.table, self.glyphs
+        parts: Fragments = [("class:toolbar.title", f" round {table.round} ")]
 
         def item(label: str, value: str, style: str = "class:toolbar.value") -> None:
             parts.append(("class:toolbar", f" {label} "))
@@ -346,59 +362,60 @@ class GameSession(BaseSession):
             parts.append(("class:toolbar", " │"))
 
         parts.append(("class:toolbar", "│"))
-        if game.finished:
-            item("game over", str(game.outcome))
+        if table.result is not None:
+            item("game over", table.result.result)
             return parts
-        item("player", f"{game.seat} {self.seats[game.seat - 1].name}")
-        item("power", f"{rd.halves(m.power, g)} of {rd.halves(self.per_turn(), g)}")
+        seat = self._acting()
+        item("player", f"{seat} {self.seats[seat - 1].name}")
+        item("power", f"{rd.halves(self._power(), g)} of {rd.halves(self.per_turn(), g)}")
         if self.versus:
-            goal = game.goal_of(game.seat)
-            item("your goal", self._bits(goal), "class:toolbar.secret")
-            shown = game.shown
-            if shown:
-                item("shown", " ".join(f"GOAL{s}={v}" for s, v in sorted(shown.items())))
-            item("score", " ".join(f"{s.seat}:{s.score}" for s in game.seats))
-            tokens = game.hack_tokens[game.seat]
+            item("your goal", self._bits(table.goal_of(seat)), "class:toolbar.secret")
+            if table.shown:
+                item("shown", " ".join(f"GOAL{s}={v}" for s, v in sorted(table.shown.items())))
+            item("score", " ".join(f"{s}:{n}" for s, n in sorted(table.scores.items())))
+            tokens = table.hack_tokens[seat]
             if tokens:
                 item("hack tokens", str(tokens))
         else:
-            goals = [p.goal for p in game.pending_goals]
+            goals = [p.goal for p in table.pending]
             item("goals", " ".join(self._bits(v) if i == 0 else
                                    (str(v) if v is not None else "?")
                                    for i, v in enumerate(goals)) or "none")
-            item("lose at slot", str(game.loss_slot))
-        item("cards", str(game.deck_left))
-        if game.errors:
-            item("errors", ", ".join(game.errors))
+            item("lose at slot", str(table.loss_slot))
+        item("cards", str(table.deck))
+        if table.disabled:
+            item("errors", ", ".join(table.disabled))
         return parts
 
     def describe(self) -> Fragments:
-        game = self.game
+        """`:state`: the table, and each seat's configuration (level, hacker) and extra
+        tokens — the machine's, like its registers; no event carries them."""
+        table, game = self.table, self.game
         out: Fragments = []
 
         def row(label: str, value: str) -> None:
             out.extend(rd.field(label, value))
 
-        row("game", f"{'competitive' if self.versus else 'cooperative'}, round {game.round}, "
-            f"{game.deck_left} cards left ({game.deck_goals_left} goal cards)")
+        row("game", f"{'competitive' if self.versus else 'cooperative'}, round {table.round}, "
+            f"{table.deck} cards left")
         if not self.versus:
-            pending = game.pending_goals
-            row("goals", ", ".join(f"{self._bits(p.goal)} slot {p.slot}" for p in pending)
+            row("goals", ", ".join(f"{self._bits(p.goal)} slot {p.slot}" for p in table.pending)
                 or "none pending")
-            row("BUGs", f"{game.bugs}: a goal card reaching slot {game.loss_slot} loses")
+            row("BUGs", f"{table.bugs}: a goal card reaching slot {table.loss_slot} loses")
         else:
-            row("your goal", self._bits(game.goal_of(game.seat)))
-            for seat, value in sorted(game.shown.items()):
+            row("your goal", self._bits(table.goal_of(self._acting())))
+            for seat, value in sorted(table.shown.items()):
                 row("shown", f"GOAL{seat} = {self._bits(value)}")
         for s in game.seats:
             who = "human" if self.seats[s.seat - 1].human else "bot"
             extras = f", extras {s.extra_tokens}" if s.extra_tokens else ""
-            tokens = f", {s.hack_tokens} hack token(s)" if s.hack_tokens else ""
+            tokens = table.hack_tokens[s.seat]
+            held = f", {tokens} hack token(s)" if tokens else ""
             hacker = f", {s.hacker} hacker" if s.hacker else ""
-            row(f"seat {s.seat}", f"{s.name} ({who}, {s.level}{hacker}): {s.score} solved, "
-                f"{s.faults} faults{tokens}{extras}")
-        if game.errors:
-            row("errors", ", ".join(game.errors))
+            row(f"seat {s.seat}", f"{s.name} ({who}, {s.level}{hacker}): "
+                f"{table.scores[s.seat]} solved, {table.faults[s.seat]} faults{held}{extras}")
+        if table.disabled:
+            row("errors", ", ".join(table.disabled))
         return out
 
     # -- input -------------------------------------------------------------------------------
@@ -415,7 +432,7 @@ class GameSession(BaseSession):
         return first_problem(errors, text)
 
     def _not_your_turn(self) -> Reply | None:
-        if self.game.finished:
+        if self.table.finished:
             return Reply.refused("the game is over: :reset plays the same deal again, :quit "
                                  "leaves")
         return None
@@ -447,8 +464,8 @@ class GameSession(BaseSession):
         if outcome.fault is not None:  # the human keeps the turn (spec §4.2)
             report_fault(outcome.fault, turn, len(self.done) - done, lines, where, reply)
         reply.add(self.cpu(before))
-        if self.game.finished or self.machine.target is None or ended[0]:
-            why = "END" if ended[0] and not self.game.finished else "the turn is over"
+        if self.table.finished or self.machine.target is None or ended[0]:
+            why = "END" if ended[0] and not self.table.finished else "the turn is over"
             reply.add(f"{why}: the next player's turn\n", "class:note")
             self._end_and_advance()
             reply.add(self._flush())
@@ -478,17 +495,20 @@ class GameSession(BaseSession):
                 ":undo never reaches back past that (no one may see a card before drawing "
                 "it)")
         game = self.game
+        assert self.table_start is not None
         before = self._values()
-        power = self.machine.power
+        power = self._power()
         undone = self.done[-1]
         replay = self.done[:-1]
         faults = dict(game.faults)
         game.restore(self.turn_start)
         game.faults = faults
+        self.table = self.table_start.copy()
+        self.table.faults = dict(faults)  # a fault is counted even when undone
         self.done = []
-        if replay:
+        if replay:  # played again in silence: only the table sees its events
             sink: Callable[[ev.GameEvent], None] | None = game.on_event
-            game.on_event = None
+            game.on_event = self.table.apply
             try:
                 game.run(Turn(game.seat, tuple(replay)), self._record)
             finally:
@@ -496,7 +516,7 @@ class GameSession(BaseSession):
         self.moves.append(":undo")
         reply = Reply(ran=True)
         text = f"took back {undone.text}"
-        refund = self.machine.power - power
+        refund = self._power() - power
         if refund > 0:
             text += f"; {rd.halves(refund, self.glyphs)} power refunded"
         reply.add(text + f" ({len(self.done)} more to undo)\n", "class:note")
@@ -558,7 +578,6 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
     """The game the command line asks for; raises UsageError, or BotsInvalid after printing
     the bots' diagnostics."""
     import random
-    import sys
 
     from moonasm.cli.common import UsageError, print_diagnostics
     from moonasm.game.bots import Bot, load_bot
@@ -586,7 +605,6 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
             invalid = True
             print_diagnostics(spec, loaded.lines, loaded.errors)
     if invalid:
-        print("moonasm: error: invalid bot; no game was played", file=sys.stderr)
         raise BotsInvalid()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     try:
