@@ -86,6 +86,67 @@ def test_match_is_the_same_with_any_number_of_processes() -> None:
     assert one.json == two.json
 
 
+def test_a_workers_json_lines_carry_every_record_whole() -> None:
+    """Workers send records as JSON Lines (`play_batch`); the contest's own process keeps
+    them as they are (`play_records`). The two are equal: faults with their machine state,
+    logs byte for byte."""
+    from moonasm.contest.runner import GameRecord, payload, play_batch, play_records
+    from moonasm.contest.schedule import tournament as schedule
+    from moonasm.game.engine import GameOptions
+
+    sources = {"a" * 64: Path(BUILDER).read_text(), "b" * 64: FAULTER,
+               "c" * 64: LOOPER}
+    names = {"a" * 64: "builder", "b" * 64: "faulter", "c" * 64: "looper"}
+    specs = schedule(sorted(sources), 2, 4, 5)
+    text = payload(GameOptions(mode="versus"), sources, names, specs, log=True)
+    records, _ = play_records(text)
+    *lines, trailer = play_batch(text).splitlines()
+    assert [GameRecord.from_line(line) for line in lines] == records
+    assert sum(len(r.faults) for r in records) > 10 and all(r.log for r in records)
+    assert json.loads(trailer)["cpu"] > 0
+
+
+@pytest.mark.parametrize("mode", ["versus", "coop"])
+def test_a_statements_frame_in_the_report_keeps_the_table_of_the_frame_before(
+        mode: str) -> None:
+    """The report's viewer gets a statement's frame without the table around the machine
+    and takes it from the frame before (report.html's `expand`, done the same way here):
+    expanded, every frame is the table after its event."""
+    from moonasm.contest.report import _Frames
+    from moonasm.game import events as ev
+    from moonasm.game.bots import bot
+    from moonasm.game.engine import Game, GameOptions
+    from moonasm.game.table import TableState
+
+    programs = [bot(Path(BUILDER).read_text()), bot(Path(HOARDER).read_text()),
+                bot(FAULTER)]
+    for seed in range(4):
+        options = GameOptions(mode=mode, seed=seed, events=True, max_rounds=12)
+        frames = _Frames(mode, 4, 3)
+        table = TableState.new(mode, 4, 3)
+        full: list[list[object]] = []
+
+        def both(event: ev.GameEvent, frames: _Frames = frames, table: TableState = table,
+                 full: list[list[object]] = full) -> None:
+            before = len(frames.frames)
+            frames.add(event)
+            table.apply(event)
+            if len(frames.frames) > before:
+                full.append([event.EVENT, table.round, getattr(event, "seat", table.seat),
+                             table.registers[:], table.ram[:], table.power, table.deck,
+                             [table.scores[s] for s in (1, 2, 3)],
+                             [table.goal_of(s) for s in (1, 2, 3)],
+                             [p.goal for p in table.pending], list(table.disabled),
+                             frames.frames[-1][-1]])
+
+        Game(options, ["b", "h", "f"], both, steps=True).play(programs)
+        expanded: list[list[object]] = []
+        for f in frames.frames:
+            expanded.append(f if len(f) == 12 else [*f[:6], *expanded[-1][6:11], f[6]])
+        assert expanded == full
+        assert sum(len(f) == 7 for f in frames.frames) > len(frames.frames) / 2
+
+
 def test_match_counts_faults_by_kind_and_refuses_invalid_bots(masm, cli) -> None:  # type: ignore[no-untyped-def]
     looper = masm(LOOPER, "looper.masm")
     out = cli("match", looper, COUNTER, "--games", "2", "--seed", "1", "--json")

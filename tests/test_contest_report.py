@@ -107,7 +107,13 @@ def test_stepping_the_viewer_shows_the_registers_of_the_log(tournament, browser)
     browser.find_element(By.ID, "first").click()
     next_turn.click()
     before = _viewer_registers(browser)
+    table_before = browser.find_element(By.ID, "table").text.splitlines()
     browser.find_element(By.ID, "next").click()
+    # a statement's frame carries only the machine: the rest of the table is carried over
+    table_after = browser.find_element(By.ID, "table").text.splitlines()
+    assert [row for row in table_after if not row.startswith("power left")] == \
+        [row for row in table_before if not row.startswith("power left")]
+    assert any(row.startswith("scores") for row in table_after)
     step = browser.find_element(By.ID, "text").text
     assert step.startswith(f"seat {turns[0]['seat']}, line ")
     after = _viewer_registers(browser)

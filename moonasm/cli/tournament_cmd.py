@@ -114,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
     table = contest.standings_of(setup, records, rated=True)
     from moonasm.contest.report import write_report
 
-    write_report(out / REPORT, setup, table, store)
+    write_report(out / REPORT, setup, table, records)
     store.close()
     if args.json:
         print_json(contest.summary_json(setup, len(records), table, rated=True))

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from moonasm.contest import runner
+
 DEFAULT_MAX_BOT_SIZE = 64 * 1024
 
 
@@ -108,6 +110,7 @@ def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,
                                      "duplicate"))
             continue
         key = sha if not count else f"{sha}:{count}"
+        runner.remember(key, bits, program)  # checked once: this process plays it as is
         name = program.config.name or Path(file).stem
         entrants.append(Entrant(key, sha, file, name, program.config.author, decode(data)))
     return entrants, rejected

@@ -1,9 +1,10 @@
 """Where contest games run: this process, local worker processes, or a Dask cluster.
 
-Every way runs the same `runner.play_batch` on the same batches, and every record carries its
-game's identity, so the results are the same whatever runs them; only the order in which
-batches come back differs, and nothing downstream depends on it (the store and the standings
-sort by game). Batches of `BATCH` games keep the per-task cost (pickling, scheduling, process
+Every way runs the same `runner.play_records` on the same batches (workers send the records
+back as JSON Lines, `runner.play_batch`), and every record carries its game's identity, so
+the results are the same whatever runs them; only the order in which batches come back
+differs, and nothing downstream depends on it (the store and the standings sort by game).
+Batches of `BATCH` games keep the per-task cost (pickling, scheduling, process
 start-up) small beside the games themselves; a worker process keeps its checked and compiled
 bots between batches.
 
@@ -18,7 +19,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from moonasm.contest.runner import GameRecord, play_batch
+from moonasm.contest.runner import GameRecord, play_batch, play_records
 
 BATCH = 100
 MIN_BATCH = 10
@@ -54,8 +55,8 @@ def run(payloads: list[str], where: Where) -> Iterator[Batch]:
     if where.scheduler is not None:
         yield from _on_dask(payloads, where.scheduler)
     elif where.jobs <= 1 or len(payloads) <= 1:
-        for text in payloads:
-            yield _records(play_batch(text))
+        for text in payloads:  # in this process: the records need no text
+            yield Batch(*play_records(text))
     else:
         yield from _on_processes(payloads, where.jobs)
 

@@ -18,25 +18,26 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.standings import Standing, wilson
+from moonasm.game import events as ev
+from moonasm.game.table import TableState
 
 if TYPE_CHECKING:
     from moonasm.contest.contest import Setup
     from moonasm.contest.runner import GameRecord
-    from moonasm.contest.store import Store
-    from moonasm.game.events import AnyEvent
 
 VIEWER_GAMES = 60
 MAX_FRAMES = 4000  # per game: a bot looping to its step limit every turn stays viewable
 FAULTS_SHOWN = 50  # per bot
 
 
-def write_report(path: Path, setup: Setup, table: list[Standing], store: Store) -> None:
-    records = store.games()
+def write_report(path: Path, setup: Setup, table: list[Standing],
+                 records: list[GameRecord]) -> None:
+    """The report of a contest whose games (in canonical order) are `records`."""
     data = {
         "title": f"MOON {'cooperative' if setup.options.mode == 'coop' else 'competitive'} "
                  f"tournament, seed {setup.seed}",
@@ -110,13 +111,13 @@ def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
     """A game played again with every statement reported, as frames for the viewer."""
     import dataclasses
 
-    from moonasm.contest.runner import _program
+    from moonasm.contest.runner import program_of
     from moonasm.game.engine import Game
 
     entrants = setup.by_key()
     options = dataclasses.replace(setup.options, seed=record.seed)
     names = [entrants[key].name for key in record.seats]
-    programs = [_program(key, entrants[key].source, options.bits) for key in record.seats]
+    programs = [program_of(key, entrants[key].source, options.bits) for key in record.seats]
     viewer = _Frames(setup.options.mode, options.bits, len(names))
     try:
         Game(options, names, viewer.add, steps=True).play(programs)
@@ -133,58 +134,69 @@ class _Enough(Exception):
 class _Frames:
     """The table after each event worth a frame, as compact rows:
     [kind, round, seat, registers, ram, power, deck, scores, goals, pending, disabled, text].
-    Only `TableState` says what an event does to the table."""
+    Only `TableState` says what an event does to the table.
+
+    Most frames are statements (`Step`), and a statement changes only the machine: its frame
+    is [kind, round, seat, registers, ram, power, text], and the viewer takes the rest from
+    the frame before — unless an event without a frame of its own (a goal card drawn) came
+    between them. A test expands the frames of whole games and compares them with the table
+    after every event."""
 
     def __init__(self, mode: str, bits: int, players: int):
-        from moonasm.game.table import TableState
-
         self.table = TableState.new(mode=mode, bits=bits, players=players)
         self.seats = range(1, players + 1)
         self.frames: list[list[Any]] = []
+        self._unseen = False  # an event changed the table since the last frame
 
-    def add(self, event: AnyEvent) -> None:
+    def add(self, event: ev.AnyEvent) -> None:
         table = self.table
         table.apply(event)
-        text = describe(event)
+        describe = _DESCRIBE.get(type(event))
+        text = describe(event) if describe is not None else None
         if text is None:
+            self._unseen = True
             return
         if len(self.frames) == MAX_FRAMES:
             text = f"(the viewer stops after {MAX_FRAMES} frames; the store has the game)"
-        self.frames.append([
-            event.EVENT, table.round, getattr(event, "seat", table.seat),
-            list(table.registers), list(table.ram), table.power, table.deck,
-            [table.scores[s] for s in self.seats], [table.goal_of(s) for s in self.seats],
-            [p.goal for p in table.pending], list(table.disabled), text])
+        machine = [event.EVENT, table.round, getattr(event, "seat", table.seat),
+                   list(table.registers), list(table.ram), table.power]
+        if type(event) is ev.Step and not self._unseen:
+            machine.append(text)
+        else:
+            self._unseen = False
+            seats = self.seats
+            scores, goal_of = table.scores, table.goal_of
+            machine += [table.deck, [scores[s] for s in seats], [goal_of(s) for s in seats],
+                        [p.goal for p in table.pending], list(table.disabled), text]
+        self.frames.append(machine)
         if len(self.frames) > MAX_FRAMES:
             raise _Enough
 
 
-def describe(event: AnyEvent) -> str | None:
-    """A line of text for an event the viewer shows a frame for (None: no frame)."""
-    from moonasm.game import events as ev
+def _fault(e: ev.Fault) -> str:
+    where = f" at line {e.line}" if e.line else ""
+    return f"seat {e.seat}: {e.kind} fault{where}: {e.message}"
 
-    if isinstance(event, ev.Step):
-        return f"seat {event.seat}, line {event.line}: {event.statement}"
-    if isinstance(event, ev.Turn):
-        return f"round {event.round}: seat {event.seat}'s turn"
-    if isinstance(event, ev.Setup):
-        return "the table is dealt"
-    if isinstance(event, ev.Solved):
-        return f"seat {event.seat} solves {event.goal} (score {event.score})"
-    if isinstance(event, ev.Fault):
-        where = f" at line {event.line}" if event.line else ""
-        return f"seat {event.seat}: {event.kind} fault{where}: {event.message}"
-    if isinstance(event, ev.Hack):
-        return f"seat {event.seat} hacks seat {event.target}: goal {event.goal} shown"
-    if isinstance(event, ev.CardEvent):
-        return f"event card: {event.name}"
-    if isinstance(event, ev.Draw) and event.card != "goal":
-        return f"{event.card} card drawn" + (f" by seat {event.seat}" if event.seat else "")
-    if isinstance(event, ev.RoundEnd):
-        return f"end of round {event.round}"
-    if isinstance(event, ev.Result):
-        return f"game over: {event.result} after {event.rounds} rounds"
-    return None
+
+def _draw(e: ev.Draw) -> str | None:
+    if e.card == "goal":
+        return None
+    return f"{e.card} card drawn" + (f" by seat {e.seat}" if e.seat else "")
+
+
+# A line of text for each event the viewer shows a frame for (None: no frame).
+_DESCRIBE: dict[type, Callable[[Any], str | None]] = {
+    ev.Step: lambda e: f"seat {e.seat}, line {e.line}: {e.statement}",
+    ev.Turn: lambda e: f"round {e.round}: seat {e.seat}'s turn",
+    ev.Setup: lambda e: "the table is dealt",
+    ev.Solved: lambda e: f"seat {e.seat} solves {e.goal} (score {e.score})",
+    ev.Fault: _fault,
+    ev.Hack: lambda e: f"seat {e.seat} hacks seat {e.target}: goal {e.goal} shown",
+    ev.CardEvent: lambda e: f"event card: {e.name}",
+    ev.Draw: _draw,
+    ev.RoundEnd: lambda e: f"end of round {e.round}",
+    ev.Result: lambda e: f"game over: {e.result} after {e.rounds} rounds",
+}
 
 
 def render(data: dict[str, Any]) -> str:

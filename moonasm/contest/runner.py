@@ -1,14 +1,17 @@
 """Playing batches of contest games in one process.
 
-`play_batch(payload)` is the one function every way of running a contest calls: the serial
+`play_records(payload)` is the one function every way of running a contest calls: the serial
 loop, each local worker process, each Dask task. A payload is JSON text (the game options, the
-bots' sources by content hash, the games to play) and the answer is JSON Lines text, one
-`GameRecord` a line: text crosses process and network boundaries far more cheaply than Python
-objects (Dask takes ~150 ms to return a list of 1,000 ints and ~3 ms for the same as text).
+bots' sources by entrant key, the games to play); a worker answers with `play_batch`, JSON
+Lines text, one `GameRecord` a line: text crosses process and network boundaries far more
+cheaply than Python objects (Dask takes ~150 ms to return a list of 1,000 ints and ~3 ms for
+the same as text).
 
-Bots are checked and compiled once per process, not per game: `_PROGRAMS` keeps each checked
-program by (content hash, width), and the compiled form of its turn is cached against the
-program by the VM, so a worker that plays a thousand games of the same bots compiles them once.
+Bots are checked and compiled once per process, not per game: `program_of` keeps each checked
+program by (entrant key, width) — the contest's own process is given the programs its
+entrants were checked into (`remember`) — and the compiled form of its turn is cached against
+the program by the VM, so a worker that plays a thousand games of the same bots compiles them
+once.
 """
 
 from __future__ import annotations
@@ -119,39 +122,52 @@ def payload(options: GameOptions, sources: dict[str, str], names: dict[str, str]
     }, separators=(",", ":"))
 
 
-def _program(sha: str, source: str, bits: int) -> Program:
-    key = (sha, bits)
-    program = _PROGRAMS.get(key)
+def program_of(key: str, source: str, bits: int) -> Program:
+    """The checked program of the entrant `key` (whose source is `source`) at this width."""
+    program = _PROGRAMS.get((key, bits))
     if program is None:
         from moonasm.game.bots import check_bot
 
         program, _lines, errors = check_bot(source, bits)
         if program is None:  # the contest checks bots before it schedules them
-            raise ValueError(f"bot {sha[:12]} is not valid: {errors[0].message}")
-        _PROGRAMS[key] = program
+            raise ValueError(f"bot {key[:12]} is not valid: {errors[0].message}")
+        _PROGRAMS[key, bits] = program
     return program
 
 
+def remember(key: str, bits: int, program: Program) -> None:
+    """Keep the program an entrant was checked into, for the games this process plays."""
+    _PROGRAMS[key, bits] = program
+
+
 def play_batch(text: str) -> str:
-    """Play every game of a payload; JSON Lines out, one `GameRecord` a game, in order,
-    then a trailer line `{"cpu": seconds}`: the CPU time the batch took where it ran."""
+    """Play every game of a payload in a worker; JSON Lines out, one `GameRecord` a game, in
+    order, then a trailer line `{"cpu": seconds}`: the CPU time the batch took where it ran."""
+    records, cpu = play_records(text)
+    lines = [record.to_line() for record in records]
+    lines.append(json.dumps({"cpu": round(cpu, 6)}))
+    return "\n".join(lines) + "\n"
+
+
+def play_records(text: str) -> tuple[list[GameRecord], float]:
+    """Play every game of a payload: its records in order, and the CPU seconds they took.
+    In the contest's own process (`--jobs 1`) the records need no text: `play_batch` is this
+    and their JSON Lines, for workers."""
     import time
 
     started = time.process_time()
     obj = json.loads(text)
     options = options_from_json(obj["options"])
     bots: dict[str, list[str]] = obj["bots"]
-    programs = {sha: _program(sha, source, options.bits) for sha, (_name, source) in
+    programs = {sha: program_of(sha, source, options.bits) for sha, (_name, source) in
                 bots.items()}
-    lines = []
+    records = []
     for group, index, seats, seed in obj["games"]:
         spec = GameSpec(group, index, tuple(seats), seed)
         names = [bots[sha][0] for sha in spec.seats]
-        record = play_game(options, spec, [programs[sha] for sha in spec.seats], names,
-                           log=obj["log"])
-        lines.append(record.to_line())
-    lines.append(json.dumps({"cpu": round(time.process_time() - started, 6)}))
-    return "\n".join(lines) + "\n"
+        records.append(play_game(options, spec, [programs[sha] for sha in spec.seats], names,
+                                 log=obj["log"]))
+    return records, time.process_time() - started
 
 
 def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
@@ -174,9 +190,9 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
         game, writer = start_logged(stream, opts, players)
     else:
         game = Game(opts, names)
-    m = game.machine
-    while not game.finished:  # Game.play, with each turn's fault taken as it happens
-        seat = game.seat
+    m, st = game.machine, game.state
+    while not st.finished:  # Game.play, with each turn's fault taken as it happens
+        seat = st.seat
         if game.begin_turn():
             fault = game.run(programs[seat - 1].turns[0]).fault
             if fault is not None:
