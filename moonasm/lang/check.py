@@ -56,19 +56,22 @@ class Arg(NamedTuple):
 
 
 class Stmt(NamedTuple):
-    """One checked statement: its operation, resolved operands, and the mnemonic's place."""
+    """One checked statement: its operation, resolved operands, the mnemonic's place, and
+    its canonical text (`MOV A, RAM1`: what traces, logs and faults show; made once, with
+    the statement — a traced game shows every statement it runs)."""
 
     op: Operation
     args: tuple[Arg, ...]
     span: Span
+    text: str
+
+    @classmethod
+    def of(cls, op: Operation, args: tuple[Arg, ...], span: Span) -> Stmt:
+        return cls(op, args, span, f"{op.mnemonic} {', '.join(a.text for a in args)}".rstrip())
 
     @property
     def line(self) -> int:
         return self.span.line
-
-    @property
-    def text(self) -> str:
-        return f"{self.op.mnemonic} {', '.join(a.text for a in self.args)}".rstrip()
 
 
 @dataclass(frozen=True, eq=False)
@@ -250,7 +253,7 @@ class _Checker:
         for arg in args:
             if arg.kind is ArgKind.LABEL:
                 self.pending_jumps.append((turn_index, len(stmts), arg))
-        stmts.append(Stmt(op, args, node.span))
+        stmts.append(Stmt.of(op, args, node.span))
 
     def arity_error(self, op: Operation, starts: Sequence[Span], span: Span) -> None:
         """Wrong operand count; `starts` are where the operands begin, as counted (a state
@@ -563,8 +566,8 @@ class _Checker:
             for t, s, arg in self.pending_jumps:
                 if t == turn_index and arg.text in labels:
                     jump = fixed[s]
-                    fixed[s] = Stmt(jump.op, (Arg(ArgKind.LABEL, labels[arg.text], arg.span,
-                                                  arg.text),), jump.span)
+                    fixed[s] = jump._replace(args=(Arg(ArgKind.LABEL, labels[arg.text],
+                                                       arg.span, arg.text),))
             if turn_index == 0 and not fixed and len(self.turns) > 1:
                 continue  # nothing before the first .turn: not a turn of its own
             turns.append(Turn(player, tuple(fixed), labels, spans))
