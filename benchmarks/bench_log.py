@@ -47,7 +47,8 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     out = io.StringIO()
     if log == 2:
         game, writer = start_logged(out, options, _players(names))
-        game.play(programs, after_turn=writer.flush)
+        game.play(programs, after_turn=writer.turn_ended)
+        writer.flush()
         return out.tell()
     head = header(options, _players(names))
     head["version"] = 1

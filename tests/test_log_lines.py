@@ -162,10 +162,11 @@ def test_any_event_writes_its_json_byte_for_byte(event: ev.AnyEvent) -> None:
     assert event.to_line().isascii()
 
 
-def test_the_writer_writes_a_turn_at_a_time() -> None:
-    """The writer keeps events until `flush`; a game played with `after_turn=flush` reaches
-    the stream whole turns at a time, the setup at once (`start_logged`), and a turn cut
-    short is written by one more `flush`."""
+def test_the_writer_writes_whole_turns_as_the_game_goes() -> None:
+    """The writer keeps events until `flush`. `turn_ended` writes the turns kept when the
+    last write is `flush_every` old: with 0, every turn reaches the stream as it ends; with
+    the default, a short game is written in one go at its end. The header and the setup are
+    written at once (`start_logged`); a turn cut short is written by one more `flush`."""
     out = io.StringIO()
     writer = LogWriter(out, {"format": "x"})
     assert out.getvalue() == '{"format":"x"}\n'
@@ -173,6 +174,7 @@ def test_the_writer_writes_a_turn_at_a_time() -> None:
     draw = ev.Draw(1, "goal", 7)
     writer.event(turn)
     writer.event(draw)
+    writer.turn_ended()  # not flush_every (50 ms) since the header
     assert out.getvalue() == '{"format":"x"}\n'
     writer.flush()
     assert out.getvalue().splitlines()[1:] == [encoded(turn), encoded(draw)]
@@ -182,20 +184,29 @@ def test_the_writer_writes_a_turn_at_a_time() -> None:
     writer.write({"format": "z"})
     assert out.getvalue().splitlines()[3:] == ['{"format":"y"}', encoded(turn), '{"format":"z"}']
 
+    players = [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
+               for i, n in enumerate(("builder", "hoarder"), 1)]
+    bots = [PROGRAMS["builder"], PROGRAMS["hoarder"]]
     options = GameOptions(mode="versus", seed=3, max_rounds=4)
-    stream = io.StringIO()
-    game, writer = start_logged(stream, options, [
-        {"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
-        for i, n in enumerate(("builder", "hoarder"), 1)])
-    written = stream.getvalue().splitlines()
+    whole = io.StringIO()
+    game, writer = start_logged(whole, options, players)
+    written = whole.getvalue().splitlines()
     assert json.loads(written[-1])["event"] == "setup"  # the header and the setup, at once
+    game.play(bots, after_turn=writer.turn_ended)
+    assert whole.getvalue().splitlines() == written  # a short game: nothing more yet
+    writer.flush()
+
+    stream = io.StringIO()
+    game, writer = start_logged(stream, options, players)
+    writer.flush_every = 0.0
     seen: list[list[str]] = []
-    game.play([PROGRAMS["builder"], PROGRAMS["hoarder"]],
-              after_turn=lambda: (writer.flush(), seen.append(stream.getvalue().splitlines())))
+    game.play(bots, after_turn=lambda: (writer.turn_ended(),
+                                        seen.append(stream.getvalue().splitlines())))
     assert len(seen) == 8
     for lines in seen:  # every turn written whole, as it ended
         assert json.loads(lines[-1])["event"] in ("end_turn", "skip", "round_end", "result")
     assert json.loads(seen[-1][-1])["event"] == "result"
+    assert stream.getvalue() == whole.getvalue()  # when lines are written changes no byte
 
 
 @pytest.mark.parametrize("cls", [*ev.EVENT_TYPES.values(), ev.PendingSlot, ev.PlayerResult],

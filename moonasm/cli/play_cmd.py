@@ -157,10 +157,10 @@ def main(args: argparse.Namespace) -> int:
         game = Game(options, names)
     try:
         result = game.play([b.program for b in bots],
-                           after_turn=writer.flush if writer is not None else None)
+                           after_turn=writer.turn_ended if writer is not None else None)
     finally:
         if writer is not None:
-            writer.flush()  # the turn a game that failed was in
+            writer.flush()  # the turns not written yet (all of a short game)
         if log_file is not None:
             log_file.close()
     if args.json:

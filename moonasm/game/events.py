@@ -253,9 +253,11 @@ class Turn:
                 "registers": list(self.registers), "ram": _ram_json(self.ram)}
 
     def to_line(self) -> str:
-        goal, registers, ram = self.goal, self.registers, self.ram
-        if len(registers) == 4 and len(ram) < len(_TURN_FORMATS):  # one format: every turn
-            return _TURN_FORMATS[len(ram)] % (self.round, self.seat, _halves_text(self.power),
+        power, goal, registers, ram = self.power, self.goal, self.registers, self.ram
+        if len(registers) == 4 and len(ram) < len(_TURN_FORMATS) and type(power) is not float:
+            # one format, every turn; power in halves as the rulebook shows it (3 → 1.5)
+            shown = "null" if power is None else power >> 1 if not power & 1 else power / 2
+            return _TURN_FORMATS[len(ram)] % (self.round, self.seat, shown,
                                               "null" if goal is None else goal, *registers,
                                               *ram)
         return (f'{{"event":"turn","round":{self.round!r},"seat":{self.seat!r},'

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import stat
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,25 +116,39 @@ def dealt(options: GameOptions, players: int) -> list[str]:
     return [str(card) for card in deck.deal(options, players)]
 
 
+# How long written events may wait in memory: a running game reaches its log within this
+# (a killed process loses at most its last FLUSH_EVERY seconds), and a game shorter than it
+# is written in one go, which costs a tenth of what writing every turn did (benchmarks/).
+FLUSH_EVERY = 0.05
+
+
 class LogWriter:
-    """Writes the header, then the game's events, a turn at a time.
+    """Writes the header, then the game's events, in whole turns.
 
     `event` is the game's `on_event`: a list's `append`, so nothing is formatted or written
     while the game runs. `flush` writes the events kept so far, a line each (`to_line()`, the
     same bytes as `write(event.to_json())` without building the object), and flushes the
-    stream. Played as `game.play(programs, after_turn=writer.flush)` (what `start_logged`
-    sets up and `moonasm play --log` does), a log is written and flushed a turn at a time: a
-    log cut short by a killed process ends on a whole turn. Flushing every line cost a
-    `play --log` game more than playing it (a system call a line, ~70 a game), and handling
-    each event as it came a third of what logging cost; a game's setup, its turns and its
-    result are written all the same. Call `flush` once more when a game stops early (an
-    error), to write the lines of the turn it was in."""
+    stream. `turn_ended` flushes when the last write is `flush_every` seconds old: played as
+    `game.play(programs, after_turn=writer.turn_ended)` (what `moonasm play --log` does), a
+    game reaches its log in whole turns as it goes, never more than `flush_every` after they
+    happen, and a log cut short by a killed process ends on a whole turn. Flushing every line
+    cost a `play --log` game more than playing it (a system call a line, ~70 a game), and
+    formatting and writing every turn as it ended a fifth of what logging cost. Call `flush`
+    once more when the game is over or stops early (an error)."""
 
-    def __init__(self, stream: IO[str], head: dict[str, Any]):
+    def __init__(self, stream: IO[str], head: dict[str, Any],
+                 flush_every: float = FLUSH_EVERY):
         self.stream = stream
+        self.flush_every = flush_every
         self._events: list[ev.GameEvent] = []
         self.event: Callable[[ev.GameEvent], None] = self._events.append
+        self._written = time.monotonic()
         self.write(head)
+
+    def turn_ended(self) -> None:
+        """A turn is over: write the turns kept if the last write is `flush_every` old."""
+        if time.monotonic() - self._written >= self.flush_every:
+            self.flush()
 
     def write(self, obj: dict[str, Any]) -> None:
         """One line holding `obj` (the header, or an event's JSON object), written and
@@ -143,6 +158,7 @@ class LogWriter:
         lines += (dumps(obj), "")
         self.stream.write("\n".join(lines))
         self.stream.flush()
+        self._written = time.monotonic()
 
     def flush(self) -> None:
         """Write the events kept so far and flush the stream."""
@@ -151,6 +167,7 @@ class LogWriter:
             self.stream.write("\n".join([event.to_line() for event in events]) + "\n")
             events.clear()
         self.stream.flush()
+        self._written = time.monotonic()
 
 
 def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, Any]],
@@ -159,8 +176,8 @@ def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, 
     shuffled once for both the header and the game, every event written, and the bots on
     the fast path (a log keeps no statements). `players` are the header's `{"seat", "name",
     "file", "sha256"}`. The header and the setup are written at once; play the game with
-    `game.play(programs, after_turn=writer.flush)` to write it a turn at a time, and call
-    `writer.flush()` if it stops early."""
+    `game.play(programs, after_turn=writer.turn_ended)` to write it as it goes, and call
+    `writer.flush()` when it is over or stops early."""
     cards = deck.deal(options, len(players))
     writer = LogWriter(stream, header(options, players, cwd, deal=cards))
     game = Game(options, [p["name"] for p in players], writer.event, deck=cards, steps=False)
