@@ -110,7 +110,8 @@ def main(args: argparse.Namespace) -> int:
     except RuntimeError as e:  # no Dask, or the cluster could not be reached
         store.close()
         return fail_usage(str(e))
-    records = store.games()
+    # a resumed tournament's earlier games are in the store; a fresh one's are all just played
+    records = store.games() if done else played.records
     table = contest.standings_of(setup, records, rated=True)
     from moonasm.contest.report import write_report
 
