@@ -291,6 +291,14 @@ def test_trace_with_power_and_halves(run_src) -> None:
     ]
 
 
+def test_trace_columns_line_up_after_the_longest_statement(run_src) -> None:
+    out = run_src(".bits 8\nCMP A, 0b00000001\nJE x\nx: INC A\n", "--trace")
+    lines = out.out.splitlines()[:3]
+    assert lines[0].startswith("    2  CMP A, 0b00000001 cost   0")
+    assert lines[1].startswith("    3  JE x              cost   0")
+    assert len({line.index("cost") for line in lines}) == 1
+
+
 def test_trace_goes_to_stderr_with_json(run_src) -> None:
     out = run_src(DESIGN, "--trace", "--json")
     assert out.err == TRACE

@@ -202,9 +202,10 @@ def _run(args: argparse.Namespace, program: Program) -> int:
     trace = None
     if args.trace:
         color = use_color(out)
+        width = max([16] + [len(s.text) for turn in program.turns for s in turn.stmts])
 
         def trace(stmt, cost, m):  # type: ignore[no-untyped-def]
-            print(render.trace_line(stmt, cost, m, color), file=out)
+            print(render.trace_line(stmt, cost, m, color, width), file=out)
 
     res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace,
                      repeat=args.turns or 1)
