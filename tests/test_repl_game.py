@@ -275,3 +275,19 @@ def test_the_screen_is_drawn_from_a_table_state_that_follows_the_engine(mode: st
                 state = render.plain(g.describe())
                 assert f"round {g.game.round}," in state
         assert g.table.finished == g.game.finished
+
+
+def test_an_input_cut_short_by_the_last_goal_says_what_did_not_run(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import moonasm.repl.game as repl_game
+    from moonasm.game.engine import Game
+
+    # registers B, C, D = 1, 2, 3, then the deck's only goal: 1
+    monkeypatch.setattr(repl_game, "Game", lambda options, names, sink: Game(
+        options, names, sink, deck=["1", "2", "3", 1]))
+    g = GameSession(GameOptions(mode="coop", seed=0), [Seat("human", "h")], render.DIGITS)
+    g.greeting()
+    reply = g.feed("MOV A, B; INC A; INC A")
+    assert "the input stopped after MOV A, B (line 1): no goal is left to work on" in reply.text
+    assert "game over after 1 round: won" in reply.text
+    assert g.machine.regs[0] == 1  # INC A never ran
+    assert g.table.finished and g.table.result is not None and g.table.result.result == "won"

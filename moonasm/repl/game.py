@@ -449,10 +449,12 @@ class GameSession(BaseSession):
             return invalid(reply, errors, lines, where)
         before = self._values()
         ended = [False]
+        last: list[Stmt | None] = [None]
         done = len(self.done)
 
         def trace(stmt: Stmt, cost: int, m: Any) -> None:
             self._record(stmt, cost, m)
+            last[0] = stmt
             if stmt.op.mnemonic == "END":
                 ended[0] = True
 
@@ -463,6 +465,10 @@ class GameSession(BaseSession):
         reply.add(self._flush())
         if outcome.fault is not None:  # the human keeps the turn (spec §4.2)
             report_fault(outcome.fault, turn, len(self.done) - done, lines, where, reply)
+        elif outcome.stopped and last[0] is not None and last[0] is not turn.stmts[-1]:
+            why = "the game is over" if self.table.finished else "no goal is left to work on"
+            reply.add(f"the input stopped after {last[0].text} (line {last[0].line}): {why}\n",
+                      "class:note")
         reply.add(self.cpu(before))
         if self.table.finished or self.machine.target is None or ended[0]:
             why = "END" if ended[0] and not self.table.finished else "the turn is over"
