@@ -37,8 +37,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
+
+from pairs import paired, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -68,19 +69,6 @@ def _process(args: list[str]) -> tuple[float, float]:
     workers = float(played.group(1)) if played and "--jobs" in args and \
         args[args.index("--jobs") + 1] != "1" else 0.0
     return wall, own + workers
-
-
-def _paired(a: Callable[[], float], b: Callable[[], float], pairs: int) -> tuple[
-        list[float], list[float]]:
-    xs, ys = [], []
-    for _ in range(pairs):
-        xs.append(a())
-        ys.append(b())
-    return xs, ys
-
-
-def _spread(values: list[float]) -> str:
-    return f"median of {len(values)}; min {min(values):,.0f}, max {max(values):,.0f}"
 
 
 def _in_process(tmp: Path) -> list[Row]:
@@ -129,26 +117,26 @@ def _in_process(tmp: Path) -> list[Row]:
             whole.append(tournament(200))
             small.append(tournament(20))
             base.append(plain(True))
-        logged, unlogged = _paired(lambda: plain(True), lambda: plain(False), 3)
+        logged, unlogged = paired(lambda: plain(True), lambda: plain(False), 3)
     games = len(specs)
     rate = [games / t for t in whole]
     marginal = [(games - 300) / (w - s) for w, s in zip(whole, small, strict=True)]
     fixed = [s - 300 * (w - s) / (games - 300) for w, s in zip(whole, small, strict=True)]
     plain_rate = [games / t for t in base]
     return [
-        (f"tournament --jobs 1, {games:,} games, the whole command ({_spread(rate)})",
-         statistics.median(rate), f"plain Game.play loop, logged ({_spread(plain_rate)})",
+        (f"tournament --jobs 1, {games:,} games, the whole command ({spread(rate)})",
+         statistics.median(rate), f"plain Game.play loop, logged ({spread(plain_rate)})",
          statistics.median(plain_rate), "games/CPU s"),
-        (f"tournament --jobs 1, each game beyond the first 300 ({_spread(marginal)})",
+        (f"tournament --jobs 1, each game beyond the first 300 ({spread(marginal)})",
          statistics.median(marginal), "plain Game.play loop, logged",
          statistics.median(plain_rate), "games/CPU s"),
         ("tournament --jobs 1, what does not grow with the games (ratings, report, store "
          "set-up), CPU s", statistics.median(fixed), f"the {games:,} plain games",
          statistics.median(base), "s"),
         ("6-bot field (builder, hoarder, counter; ~56 turns a game) logged "
-         f"({_spread([games / t for t in logged])})",
+         f"({spread([games / t for t in logged])})",
          statistics.median([games / t for t in logged]),
-         f"unlogged ({_spread([games / t for t in unlogged])})",
+         f"unlogged ({spread([games / t for t in unlogged])})",
          statistics.median([games / t for t in unlogged]), "games/CPU s"),
     ]
 
@@ -173,8 +161,8 @@ def _jobs(tmp: Path) -> list[Row]:
     games = 45 * 66
     rate = {j: [games / w for w in walls[j]] for j in (1, 2)}
     return [
-        (f"tournament --jobs 2, {games} games ({_spread(rate[2])})",
-         statistics.median(rate[2]), f"--jobs 1 ({_spread(rate[1])})",
+        (f"tournament --jobs 2, {games} games ({spread(rate[2])})",
+         statistics.median(rate[2]), f"--jobs 1 ({spread(rate[1])})",
          statistics.median(rate[1]), "games/s wall"),
         ("tournament --jobs 2, CPU seconds (user+sys)", statistics.median(cpus[2]),
          "--jobs 1", statistics.median(cpus[1]), "s CPU"),

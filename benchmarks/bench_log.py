@@ -18,10 +18,11 @@ Run it alone with `python benchmarks/bench_log.py`.
 from __future__ import annotations
 
 import io
-import statistics
 import time
 from pathlib import Path
 from typing import Any
+
+from pairs import median, paired, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = range(200)
@@ -73,12 +74,10 @@ def run() -> list[tuple[str, float, str, float, str]]:
     programs = [bot((ROOT / "examples" / "bots" / f"{n}.masm").read_text(encoding="utf-8"))
                 for n in names]
     _rate(programs, names, 0)  # warm up: compile the bots' blocks once
-    # interleaved, median of five each, so a busy machine slows both alike
-    unlogged_runs, logged_runs = [], []
-    for _ in range(5):
-        unlogged_runs.append(_rate(programs, names, 0))
-        logged_runs.append(_rate(programs, names, 2))
-    unlogged, logged = statistics.median(unlogged_runs), statistics.median(logged_runs)
+    # paired, median of five each, so a busy machine slows both alike
+    unlogged_runs, logged_runs = paired(lambda: _rate(programs, names, 0),
+                                        lambda: _rate(programs, names, 2), 5)
+    unlogged, logged = median(unlogged_runs), median(logged_runs)
     traced = _rate(programs, names, 1)
 
     looper = [bot(LOOPER), bot(LOOPER)]
@@ -86,8 +85,8 @@ def run() -> list[tuple[str, float, str, float, str]]:
     small = _play(looper, loop_names, 1, 2, max_rounds=37)
     big = _play(looper, loop_names, 1, 1, max_rounds=37)
     return [
-        ("logged versus games/s (log v2, builder vs hoarder)", logged,
-         "same games unlogged", unlogged, "games/s"),
+        (f"logged versus games/s of CPU (log v2, builder vs hoarder; {spread(logged_runs)})",
+         logged, f"same games unlogged ({spread(unlogged_runs)})", unlogged, "games/s"),
         ("logged versus games/s (log v1: every statement traced)", traced,
          "same games unlogged", unlogged, "games/s"),
         ("log of a looping bot's 37-round game (v2)", small / 1e6,

@@ -1,14 +1,16 @@
 """REPL keystroke cost: highlighting and validating a 200-character line (target < 5 ms).
 
 `run()` returns rows of (figure, value, baseline name, baseline value, unit); the baseline is
-measured in the same run on the same machine: Pygments' own PythonLexer highlighting a
-200-character line of Python, the kind of work every Pygments-highlighted REPL does per key.
+measured in the same run on the same machine, paired with each figure (CPU time, median of
+seven runs of 50 calls): Pygments' own PythonLexer highlighting a 200-character line of
+Python, the kind of work every Pygments-highlighted REPL does per key.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
+
+from pairs import cpu, median, paired, spread
 
 LINE = ("start: MOV A, RAM; CMP A, GOAL; JE done; XOR A, B; ROL A; OR A, C; "
         "AND A, D; CMP POWER, 1.5; JL done; INC A; MOV RAM, A; NOT B; ROR C; "
@@ -18,16 +20,12 @@ PYTHON = ("result = [value ** 2 for value in range(100) if value % 3 == 0 and va
           "dict(a=1, b=2))  # a comment that pads the line to two hundred characters")[:200]
 
 
-def _best(fn: Callable[[], object], repeat: int = 7, number: int = 50) -> float:
-    """The best time of one call, in milliseconds."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best * 1000
+def _per_call(fn: Callable[[], object], number: int = 50) -> Callable[[], float]:
+    """A run of `number` calls: the CPU milliseconds one call took."""
+    def run() -> float:
+        return cpu(lambda: [fn() for _ in range(number)]) / number * 1000
+
+    return run
 
 
 def run() -> list[tuple[str, float, str, float, str]]:
@@ -47,14 +45,15 @@ def run() -> list[tuple[str, float, str, float, str]]:
         list(lexer.get_tokens(LINE))
         session.validate(LINE)
 
-    both = _best(keystroke)
-    highlight = _best(lambda: list(lexer.get_tokens(LINE)))
-    baseline = _best(lambda: list(python.get_tokens(PYTHON)))
+    keystroke()
+    python_line = _per_call(lambda: list(python.get_tokens(PYTHON)))
+    both, base1 = paired(_per_call(keystroke), python_line, 7)
+    highlight, base2 = paired(_per_call(lambda: list(lexer.get_tokens(LINE))), python_line, 7)
     return [
-        ("repl: highlight + validate a 200-char line", both,
-         "pygments PythonLexer, 200-char line", baseline, "ms"),
-        ("repl: highlight a 200-char line (MoonAsmLexer)", highlight,
-         "pygments PythonLexer, 200-char line", baseline, "ms"),
+        (f"repl: highlight + validate a 200-char line ({spread(both, digits=3)} ms)",
+         median(both), "pygments PythonLexer, 200-char line", median(base1), "ms"),
+        (f"repl: highlight a 200-char line, MoonAsmLexer ({spread(highlight, digits=3)} ms)",
+         median(highlight), "pygments PythonLexer, 200-char line", median(base2), "ms"),
     ]
 
 

@@ -7,8 +7,9 @@
   compiled form (target: the second no slower, a ratio of at most 1);
 * a tight loop: steps per second of `run_turn` against the same naive interpreter.
 
-Each figure is the median of several runs (the machine is shared and noisy); ours and the
-baseline are timed alternately. Run it alone with `python benchmarks/bench_vm.py`.
+Each figure is the median of several runs of CPU time, min and max in its label (the machine
+is shared and noisy); ours and the baseline are timed alternately. Run it alone with
+`python benchmarks/bench_vm.py`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import statistics
 import time
 from collections.abc import Callable
 from typing import Any
+
+from pairs import spread
 
 Row = tuple[str, float, str, float, str]
 RUNS = 7
@@ -148,15 +151,16 @@ def _versus_naive(source: str, label: str) -> Row:
     steps = 0
     for _ in range(RUNS):
         m = _machine(program)
-        start = time.perf_counter()
+        start = time.process_time()
         outcome = run_turn(m, turn, Hooks(), limit)
-        ours.append(time.perf_counter() - start)
-        start = time.perf_counter()
+        ours.append(time.process_time() - start)
+        start = time.process_time()
         regs, steps = naive(limit)
-        base.append(time.perf_counter() - start)
+        base.append(time.process_time() - start)
         assert outcome.fault is None and (m.regs, outcome.steps) == (regs, steps), \
             "the naive interpreter must do the same work"
-    return (label, steps / statistics.median(ours), "naive dict-dispatch interpreter",
+    return (f"{label} ({spread([steps / t for t in ours])})", steps / statistics.median(ours),
+            f"naive dict-dispatch interpreter ({spread([steps / t for t in base])})",
             steps / statistics.median(base), "steps/s")
 
 
@@ -177,13 +181,14 @@ def straight_line(n: int = 100_000) -> Row:
         times = []
         for _ in range(2):
             m = _machine(program)
-            start = time.perf_counter()
+            start = time.process_time()
             run_turn(m, turn, Hooks(), 10 * n)
-            times.append(time.perf_counter() - start)
+            times.append(time.process_time() - start)
         firsts.append(times[0])
         seconds.append(times[1])
-    return (f"straight line, {n:,} statements: second run", statistics.median(seconds) * 1e3,
-            "its first run", statistics.median(firsts) * 1e3, "ms")
+    return (f"straight line, {n:,} statements: second run ({spread(seconds, 1e3)} ms)",
+            statistics.median(seconds) * 1e3,
+            f"its first run ({spread(firsts, 1e3)} ms)", statistics.median(firsts) * 1e3, "ms")
 
 
 def run() -> list[Row]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -276,6 +277,22 @@ def test_run_does_not_import_the_solver(tmp_path) -> None:  # type: ignore[no-un
     out = subprocess.run([sys.executable, "-c", code, str(script)], capture_output=True,
                          text=True, timeout=60)
     assert out.stdout.strip().endswith("[]"), out.stdout
+
+
+def test_check_of_a_puzzle_with_a_proved_par_does_not_import_the_solver(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Once a par's optimum is in the cache, `check` reads it and loads no solver (its
+    start-up is a measured figure)."""
+    puzzle = tmp_path / "p.masm"
+    puzzle.write_text(".goal 1\n.par 2\nINC A\n")
+    code = ("import sys; from moonasm.cli.main import main; code = main(['check', sys.argv[1]]); "
+            "print(code, sorted(m for m in sys.modules if m.startswith(('moonasm.solve', "
+            "'numpy'))))")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    first, second = (subprocess.run([sys.executable, "-c", code, str(puzzle)], env=env,
+                                    capture_output=True, text=True, timeout=60)
+                     for _ in range(2))
+    assert "moonasm.solve" in first.stdout  # the first check proves the optimum
+    assert second.stdout.strip().endswith("0 []"), second.stdout + second.stderr
 
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.masm"))

@@ -97,7 +97,7 @@ def _par_problems(program: Program, parsed: Parsed) -> list[Diagnostic]:
     imported: checking a file without a par stays as fast as it was)."""
     if program.config.par is None or program.config.goal is None or program.bot:
         return []
-    from moonasm.solve.par import verify
+    from moonasm.par import verify
 
     return verify(program, parsed)
 

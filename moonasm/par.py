@@ -6,7 +6,8 @@ program reaches is an error; a par the solver cannot settle within its budget is
 
 An optimum, once proved, is kept in the user's cache (`$XDG_CACHE_HOME/moonasm/pars.json`,
 keyed by the puzzle's rules and moonasm's version), so checking a puzzle again costs no
-search: `moonasm check` start-up is a measured figure.
+search: `moonasm check` start-up is a measured figure. This module lives outside
+`moonasm.solve` so that a proof found in the cache imports no part of the solver.
 """
 
 from __future__ import annotations
