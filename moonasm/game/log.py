@@ -116,9 +116,10 @@ def dealt(options: GameOptions, players: int) -> list[str]:
     return [str(card) for card in deck.deal(options, players)]
 
 
-# How long written events may wait in memory: a running game reaches its log within this
-# (a killed process loses at most its last FLUSH_EVERY seconds), and a game shorter than it
-# is written in one go, which costs a tenth of what writing every turn did (benchmarks/).
+# How long events may wait in memory before they are written: a running game reaches its log
+# within this (a killed process loses at most its last FLUSH_EVERY seconds), and a game
+# shorter than it is written in one go — writing every turn as it ended was a fifth of what
+# logging a game cost (benchmarks/bench_log.py).
 FLUSH_EVERY = 0.05
 
 
