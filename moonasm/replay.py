@@ -21,6 +21,7 @@ from typing import Any
 from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.log import Event, LogReader, Summary
+from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, outcome, paint
 
@@ -222,7 +223,7 @@ class Replay:
 
     def title(self) -> list[str]:
         c = self.log.config
-        mode = "cooperative" if c["mode"] == "coop" else "competitive"
+        mode = MODE_NAMES[c["mode"]]
         levels = c["levels"]
         level = levels[0] if len(set(levels)) == 1 and levels else "/".join(levels)
         extras = [f"events {'on' if c['events'] else 'off'}", f"extras {c['extras']}"]

@@ -64,7 +64,9 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print_json(contest.summary_json(setup, len(records), table, rated=False))
     else:
-        mode = "cooperative" if setup.options.mode == "coop" else "competitive"
+        from moonasm.game.options import MODE_NAMES
+
+        mode = MODE_NAMES[setup.options.mode]
         print(f"{len(records)} {mode} games, seed {setup.seed}")
         print(contest.render_table(table, setup.options.mode, rated=False))
     return 0

@@ -66,10 +66,11 @@ def _seed(text: str) -> int:
 def add_game_options(p: argparse.ArgumentParser, *, mode: str, seed_of: str) -> None:
     """The options of a game (spec §6), shared by `play` and the contests: `mode` is the
     default mode, `seed_of` what --seed seeds ("the game", "the contest")."""
+    from moonasm.game.options import MODE_NAMES
+
     other = "versus" if mode == "coop" else "coop"
-    names = {"coop": "cooperative", "versus": "competitive"}
     p.add_argument("--mode", choices=("coop", "versus"), default=mode,
-                   help=f"{names[mode]} (default) or {names[other]}")
+                   help=f"{MODE_NAMES[mode]} (default) or {MODE_NAMES[other]}")
     p.add_argument("--bits", type=_bits, default=4, metavar="N",
                    help="register width: 4 (default), 5, 6 or 8; wider goals use two cards")
     p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
@@ -173,7 +174,9 @@ def main(args: argparse.Namespace) -> int:
 def _summary(game: Any, result: dict[str, Any]) -> None:
     opts = game.options
     levels = sorted(set(opts.level(s) for s in range(1, game.players + 1)))
-    mode = "cooperative" if opts.mode == "coop" else "competitive"
+    from moonasm.game.options import MODE_NAMES
+
+    mode = MODE_NAMES[opts.mode]
     extras = [] if opts.extras == "off" else [f"extras {opts.extras}"]
     if opts.events:
         extras.append("events")

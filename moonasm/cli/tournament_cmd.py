@@ -120,7 +120,9 @@ def main(args: argparse.Namespace) -> int:
     if args.json:
         print_json(contest.summary_json(setup, len(records), table, rated=True))
     else:
-        mode = "cooperative" if setup.options.mode == "coop" else "competitive"
+        from moonasm.game.options import MODE_NAMES
+
+        mode = MODE_NAMES[setup.options.mode]
         print(f"{len(records)} {mode} games of {args.players} players, seed {setup.seed}")
         print(contest.render_table(table, setup.options.mode, rated=True))
         print(f"played {len(played.records)} games in {wall:.1f} s, "

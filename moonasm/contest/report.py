@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.standings import Standing, wilson
 from moonasm.game import events as ev
+from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
                  records: list[GameRecord]) -> None:
     """The report of a contest whose games (in canonical order) are `records`."""
     data = {
-        "title": f"MOON {'cooperative' if setup.options.mode == 'coop' else 'competitive'} "
+        "title": f"MOON {MODE_NAMES[setup.options.mode]} "
                  f"tournament, seed {setup.seed}",
         "mode": setup.options.mode,
         "bits": setup.options.bits,

@@ -14,6 +14,8 @@ from moonasm import isa
 from moonasm.game import tables
 
 MODES = ("coop", "versus")
+# What each mode is called in a sentence.
+MODE_NAMES = {"coop": "cooperative", "versus": "competitive"}
 EXTRAS = ("off", "tokens", "on")
 # Spec §1: games use 4, 5, 6 or 8 bits (a goal is one or two 4-bit cards; 8 = "two MOON games
 # put together"); scripts and the REPL sandbox take any width.

@@ -29,6 +29,7 @@ from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
+from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
 from moonasm.lang.parse import parse
@@ -114,7 +115,7 @@ class GameSession(BaseSession):
 
     def greeting(self, interactive: bool = True) -> Fragments:
         o = self.options
-        mode = "competitive" if self.versus else "cooperative"
+        mode = MODE_NAMES[o.mode]
         levels = sorted({o.level(s) for s in range(1, len(self.seats) + 1)})
         out: Fragments = [("class:help.title",
                            f"A {mode} game of MOON: {o.bits} bits, {'/'.join(levels)}, "
