@@ -19,7 +19,7 @@ from moonasm.cli.main import main
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, dealt, dumps, header
+from moonasm.game.log import LogWriter, dumps, header
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -157,7 +157,9 @@ def test_the_header_says_version_2() -> None:
 def test_the_header_deal_is_the_engines(seed: int, mode: str, bits: int, level: str,
                                         events: bool, players: int) -> None:
     options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, seed=seed)
-    assert dealt(options, players) == Game(options, ["p"] * players).dealt_json
+    seats = [{"seat": s, "name": "p", "file": "p.masm", "sha256": "0" * 64}
+             for s in range(1, players + 1)]
+    assert header(options, seats)["deck"] == Game(options, ["p"] * players).dealt_json
 
 
 def test_dumps_is_json_dumps() -> None:

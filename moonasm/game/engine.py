@@ -261,9 +261,8 @@ class Game:
         st.turn_open = True
         st.turn_steps = 0
         if self.on_event is not None:
-            power = m.power
-            self.on_event(ev.Turn(st.round, seat, None if power == _UNLIMITED else int(power),
-                                  m.goal, tuple(m.regs), tuple(m.ram[1:self.players + 1])))
+            self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
+                                  self._ram()))
         self._solve_all()
         return not st.finished and m.target is not None
 
@@ -325,10 +324,9 @@ class Game:
         self.rules.end_round()
         if self.on_event is not None:
             st = self.state
-            pending = self.pending_goals
             self.on_event(ev.RoundEnd(
-                st.round, tuple([ev.PendingSlot(p.goal, p.slot) for p in pending]) if pending
-                else (), st.bugs, len(st.deck)))
+                st.round, tuple(ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals),
+                st.bugs, len(st.deck)))
 
     def _send_result(self) -> None:
         st = self.state
@@ -349,7 +347,7 @@ class Game:
     def play(self, programs: list[Program],
              after_turn: Callable[[], None] | None = None) -> dict[str, Any]:
         """Play the whole game with one bot per seat; returns `result()`. `after_turn` is
-        called after each turn (a log writer's `flush`)."""
+        called after each turn (a log writer's `turn_ended`)."""
         if len(programs) != self.players:
             raise ValueError(f"{len(programs)} programs for {self.players} seats")
         st = self.state

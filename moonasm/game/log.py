@@ -109,13 +109,6 @@ def header(options: GameOptions, players: list[dict[str, Any]], cwd: str | None 
     return head
 
 
-def dealt(options: GameOptions, players: int) -> list[str]:
-    """The deal of a game with these options, in draw order, as `Game.dealt_json` names it
-    (`"5"`, `"BUG"`, `"RESET A"`), computed without setting a game up (a test checks it
-    equals `Game.dealt_json` in every mode and option)."""
-    return [str(card) for card in deck.deal(options, players)]
-
-
 # How long events may wait in memory before they are written: a running game reaches its log
 # within this (a killed process loses at most its last FLUSH_EVERY seconds), and a game
 # shorter than it is written in one go — writing every turn as it ended was a fifth of what
@@ -154,19 +147,20 @@ class LogWriter:
     def write(self, obj: dict[str, Any]) -> None:
         """One line holding `obj` (the header, or an event's JSON object), written and
         flushed at once, after the events kept before it."""
-        lines = [event.to_line() for event in self._events]
-        self._events.clear()
-        lines += (dumps(obj), "")
-        self.stream.write("\n".join(lines))
-        self.stream.flush()
-        self._written = time.monotonic()
+        self._write(dumps(obj))
 
     def flush(self) -> None:
         """Write the events kept so far and flush the stream."""
-        events = self._events
-        if events:
-            self.stream.write("\n".join([event.to_line() for event in events]) + "\n")
-            events.clear()
+        self._write(None)
+
+    def _write(self, line: str | None) -> None:
+        lines = [event.to_line() for event in self._events]
+        self._events.clear()
+        if line is not None:
+            lines.append(line)
+        if lines:
+            lines.append("")
+            self.stream.write("\n".join(lines))
         self.stream.flush()
         self._written = time.monotonic()
 
