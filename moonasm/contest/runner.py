@@ -174,6 +174,7 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
               names: list[str], *, log: bool = False) -> GameRecord:
     """One game, its faults recorded with the machine state each fault met (the state the
     faulting statement left: a fault undoes it)."""
+    from moonasm.game import events as ev
     from moonasm.game.engine import Game
 
     opts = dataclasses.replace(options, seed=spec.seed)
@@ -196,12 +197,10 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
         if game.begin_turn():
             fault = game.run(programs[seat - 1].turns[0]).fault
             if fault is not None:
-                span, stmt = fault.span, fault.stmt
+                f = ev.Fault.of(seat, fault)
                 faults.append(FaultRecord(
-                    seat, game.round, fault.kind, fault.message,
-                    None if span is None else span.line, None if span is None else span.column,
-                    None if stmt is None else stmt.text, tuple(m.regs), m.ram[seat],
-                    None if m.power == float("inf") else int(m.power)))
+                    seat, game.round, f.kind, f.message, f.line, f.column, f.statement,
+                    tuple(m.regs), m.ram[seat], None if m.power == float("inf") else int(m.power)))
         game.end_turn()
     if stream is not None:
         writer.flush()  # the log is in memory: written once, when the game is over

@@ -283,11 +283,7 @@ class Game:
         fault = outcome.fault
         if fault is not None:
             st.faults[st.seat] += 1
-            stmt, span = fault.stmt, fault.span
-            self.emit(ev.Fault(st.seat, fault.kind, fault.message,
-                               span.line if span is not None else None,
-                               span.column if span is not None else None,
-                               stmt.text if stmt is not None else None))
+            self.emit(ev.Fault.of(st.seat, fault))
         return outcome
 
     def _tracer(self, trace: Trace | None) -> Trace:

@@ -32,9 +32,12 @@ import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii as _quoted
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from moonasm.isa import REGISTERS, halves_number
+
+if TYPE_CHECKING:
+    from moonasm.vm.machine import Fault as MachineFault
 
 Json = dict[str, Any]
 Registers = tuple[int, ...]
@@ -361,6 +364,13 @@ class Fault:
     line: int | None
     column: int | None
     statement: str | None
+
+    @classmethod
+    def of(cls, seat: int, fault: MachineFault) -> Fault:
+        """The event of `seat`'s machine fault: where its caret points, and its statement."""
+        span, stmt = fault.span, fault.stmt
+        return cls(seat, fault.kind, fault.message, None if span is None else span.line,
+                   None if span is None else span.column, None if stmt is None else stmt.text)
 
     def to_json(self) -> Json:
         return {"event": "fault", "seat": self.seat, "kind": self.kind,
