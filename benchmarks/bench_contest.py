@@ -30,16 +30,14 @@ import contextlib
 import io
 import os
 import re
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from pairs import paired, spread
+from pairs import command, paired, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -58,14 +56,8 @@ def _field(directory: Path, count: int) -> Path:
 def _process(args: list[str]) -> tuple[float, float]:
     """Run `moonasm tournament ARGS` as a whole process: (wall seconds, CPU seconds): the
     command's own process plus what its games took in the workers (it prints that)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "moonasm", *args], check=True, cwd=ROOT,
-                          capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    own = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    played = re.search(r"played \d+ games in [\d.]+ s, ([\d.]+) s of CPU", done.stdout)
+    wall, own, out = command([sys.executable, "-m", "moonasm", *args], cwd=str(ROOT))
+    played = re.search(r"played \d+ games in [\d.]+ s, ([\d.]+) s of CPU", out)
     workers = float(played.group(1)) if played and "--jobs" in args and \
         args[args.index("--jobs") + 1] != "1" else 0.0
     return wall, own + workers

@@ -29,14 +29,18 @@ def cpu(fn: Callable[[], object]) -> float:
     return time.process_time() - start
 
 
-def command(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Run `cmd` to completion: (wall seconds, its CPU seconds, user + system)."""
+def command(cmd: list[str], env: dict[str, str] | None = None,
+            cwd: str | None = None) -> tuple[float, float, str]:
+    """Run `cmd` to completion: (wall seconds, its CPU seconds — user + system —, what it
+    printed on standard output)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(cmd, capture_output=True, env=env or dict(os.environ), check=True)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env or dict(os.environ),
+                          cwd=cwd, check=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
 
 
 def paired(a: Callable[[], float], b: Callable[[], float], pairs: int) -> tuple[
