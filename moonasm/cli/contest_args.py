@@ -1,5 +1,5 @@
 """What `match`, `tournament` and `hill` share on the command line: the game options, where
-games run, how bots are loaded, and the progress bar."""
+games run, how bots are loaded, the progress bar, and how a result or a failure is printed."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from moonasm.cli.common import UsageError, parse_positive
+from moonasm.cli.common import UsageError, failure_object, parse_positive, print_json
 
 if TYPE_CHECKING:
     from moonasm.contest.contest import Setup
     from moonasm.contest.entrants import Rejected
     from moonasm.contest.runner import GameRecord
+    from moonasm.contest.standings import Standing
 
 
 def add_play_options(p: argparse.ArgumentParser) -> None:
@@ -77,6 +78,33 @@ def report_rejected_list(rejected: Iterable[Rejected]) -> None:
         for d in r.diagnostics:
             where = f"{d['file']}:{d['line']}:{d['column']}" if d["line"] else d["file"]
             print(f"  {where}: error: {d['message']}", file=sys.stderr)
+
+
+def fail_unplayed(setup: Setup, as_json: bool, rated: bool, message: str) -> int:
+    """No game could be played (`message` says why, on standard error): under --json, spec
+    §7's object with no bots and the rejected bots' diagnostics. Returns exit status 3."""
+    if as_json:
+        from moonasm.contest.contest import summary_json
+
+        diagnostics = [d for r in setup.rejected for d in r.diagnostics]
+        print_json(failure_object(diagnostics, **summary_json(setup, 0, [], rated=rated)))
+    print(message, file=sys.stderr)
+    return 3
+
+
+def print_standings(setup: Setup, games: int, table: list[Standing], rated: bool,
+                    as_json: bool, headline: str) -> None:
+    """The result of a match or tournament: spec §7's object under --json, else
+    `N <mode> games<headline>` and the standings table."""
+    from moonasm.contest import contest
+
+    if as_json:
+        print_json(contest.summary_json(setup, games, table, rated=rated))
+        return
+    from moonasm.game.options import MODE_NAMES
+
+    print(f"{games} {MODE_NAMES[setup.options.mode]} games{headline}")
+    print(contest.render_table(table, setup.options.mode, rated=rated))
 
 
 @contextlib.contextmanager

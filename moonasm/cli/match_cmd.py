@@ -16,10 +16,9 @@ could be played because a bot is invalid.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive, print_json
+from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
 
 
 def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
@@ -50,23 +49,13 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage(str(e))
     contest_args.report_rejected(setup, args.json)
     if setup.rejected:
-        if args.json:
-            diagnostics = [d for r in setup.rejected for d in r.diagnostics]
-            print_json(failure_object(diagnostics,
-                                      **contest.summary_json(setup, 0, [], rated=False)))
-        print("moonasm match: error: invalid bot; no game was played", file=sys.stderr)
-        return 3
+        return contest_args.fail_unplayed(setup, args.json, False,
+                                          "moonasm match: error: invalid bot; no game was played")
     group = tuple(e.key for e in setup.entrants)
     specs = group_games(0, group, args.games, setup.seed)
     with contest_args.progress(len(specs), args.json) as advance:
         records = contest.play(setup, specs, execute.Where(args.jobs), on_batch=advance).records
     table = contest.standings_of(setup, records, rated=False)
-    if args.json:
-        print_json(contest.summary_json(setup, len(records), table, rated=False))
-    else:
-        from moonasm.game.options import MODE_NAMES
-
-        mode = MODE_NAMES[setup.options.mode]
-        print(f"{len(records)} {mode} games, seed {setup.seed}")
-        print(contest.render_table(table, setup.options.mode, rated=False))
+    contest_args.print_standings(setup, len(records), table, False, args.json,
+                                 f", seed {setup.seed}")
     return 0

@@ -20,12 +20,11 @@ status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive, print_json
+from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
 
 STORE = "results.sqlite"
 REPORT = "report.html"
@@ -82,13 +81,9 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage(str(e))
     contest_args.report_rejected(setup, args.json)
     if len(setup.entrants) < args.players:
-        if args.json:
-            diagnostics = [d for r in setup.rejected for d in r.diagnostics]
-            print_json(failure_object(diagnostics,
-                                      **contest.summary_json(setup, 0, [], rated=True)))
-        print(f"moonasm tournament: error: {len(setup.entrants)} valid bots; a game needs "
-              f"{args.players}", file=sys.stderr)
-        return 3
+        return contest_args.fail_unplayed(
+            setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} valid "
+            f"bots; a game needs {args.players}")
     out.mkdir(parents=True, exist_ok=True)
     store = Store(path)
     store.set_meta(settings)
@@ -117,14 +112,9 @@ def main(args: argparse.Namespace) -> int:
 
     write_report(out / REPORT, setup, table, records)
     store.close()
-    if args.json:
-        print_json(contest.summary_json(setup, len(records), table, rated=True))
-    else:
-        from moonasm.game.options import MODE_NAMES
-
-        mode = MODE_NAMES[setup.options.mode]
-        print(f"{len(records)} {mode} games of {args.players} players, seed {setup.seed}")
-        print(contest.render_table(table, setup.options.mode, rated=True))
+    contest_args.print_standings(setup, len(records), table, True, args.json,
+                                 f" of {args.players} players, seed {setup.seed}")
+    if not args.json:
         print(f"played {len(played.records)} games in {wall:.1f} s, "
               f"{played.cpu:.1f} s of CPU where they ran")
         print(f"store: {path}\nreport: {out / REPORT}")
