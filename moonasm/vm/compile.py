@@ -13,9 +13,10 @@ Design (issue 9):
   extras are not simply on, only the acting player's own RAM, goals it reads readable. When
   a guard fails the function returns and the reference interpreter runs that block statement
   by statement, so a fault is found at its exact statement with the machine untouched. After
-  every machine operation A is compared with the target; on a match the function returns
-  (status SOLVED) and the driver calls `Hooks.solved` at exactly that statement, then comes
-  back in at the next one. HACK always runs in the interpreter.
+  every machine operation A is compared with the target; on a match the region writes the
+  machine back, calls `Hooks.solved` at exactly that statement, takes the machine back (a
+  solve may draw event cards) and goes on with the block, unless what the rest of the block
+  uses has just been disabled. HACK always runs in the interpreter.
 * **Compile only what pays.** Generating and compiling Python costs far more than
   interpreting a statement once (about `HOT_RATIO` times more), so a region is compiled only
   once the interpreter has executed `HOT_RATIO` steps per statement of it: loops within a run,
@@ -39,13 +40,13 @@ from dataclasses import dataclass
 from moonasm import isa
 from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
 from moonasm.vm.interpret import TurnOutcome, interpret_turn
-from moonasm.vm.machine import Hooks, Machine
+from moonasm.vm.machine import UNUSABLE, Hooks, Machine
 
-# A region function takes (machine, pc, steps so far, step limit) and returns (pc, steps,
-# status): LEFT the region (pc is elsewhere, or the end), GUARDED (a block's guard refused,
-# or pc is a HACK: interpret from pc), SOLVED (A reached the target just before pc).
-Region = Callable[[Machine, int, int, int], "tuple[int, int, int]"]
-LEFT, GUARDED, SOLVED = 0, 1, 2
+# A region function takes (machine, pc, steps so far, step limit, Hooks.solved) and returns
+# (pc, steps, status): LEFT the region (pc is elsewhere, or the end), GUARDED (a block's guard
+# refused, or pc is a HACK: interpret from pc), STOPPED (a solve ended the turn).
+Region = Callable[[Machine, int, int, int, Callable[[], bool]], "tuple[int, int, int]"]
+LEFT, GUARDED, STOPPED = 0, 1, 3
 
 HOT_RATIO = 20  # interpreted steps per statement of a region before it is compiled
 REGION_MAX = 512  # statements per region: bounds the cost of one compilation
@@ -110,12 +111,38 @@ class _RegionWriter:
         if kind is ArgKind.POWER:
             return "(P0 - S)"
         if arg.state is not None:
-            return "m.state_value({!r}, {!r})".format(*arg.state)
+            return self.state(*arg.state)
         if kind is ArgKind.GOAL:
             goal = "g" if arg.value == 0 else \
                 f"(g if p == {arg.value} else shown[{arg.value}])"
             return f"({goal}{scale})" if halves else goal
         return f"({self.place(arg)}{scale})" if halves else self.place(arg)
+
+    def state(self, word: str, param: str | int | None) -> str:
+        """A game-state operand in halves, read straight from the region's locals or the
+        machine's fields (`Machine.state_value` says what each means; the differential tests
+        hold the two to one meaning). The rare ones still ask the machine."""
+        if word == "BITS":
+            return str(2 * self.bits)
+        if word == "VERSUS":
+            return "2" if self.mode == "versus" else "0"
+        if word == "SEAT":
+            return "(p * 2)"
+        if word in ("PLAYERS", "ROUND", "DECK", "SLOT", "PENDING"):
+            return f"(m.{word.lower()} * 2)"
+        if word == "ERROR":
+            return f"(2 if {param!r} in D else 0)"
+        if word == "COST":
+            op = isa.OPERATIONS[str(param)]
+            if not op.extra:
+                self.namespace["UNUSABLE"] = UNUSABLE
+                hacker = self.hacker
+                cost = str(isa.cost_of(op, self.mode, hacker))
+                if hacker is not None and hacker.free_per_turn and \
+                        op.mnemonic in hacker.mnemonics:
+                    cost = f"(0 if F else {cost})"
+                return f"(UNUSABLE if {op.mnemonic!r} in D else {cost})"
+        return f"m.state_value({word!r}, {param!r})"
 
     def guard(self, start: int, stop: int) -> str:
         """The condition under which the block must run in the interpreter instead."""
@@ -168,13 +195,12 @@ class _RegionWriter:
                                                      else [])
                 elif cost:
                     out.append(f"S += {cost}")
-                out += ["if r0 == T:", f"    pc = {i + 1}", f"    steps -= {stop - i - 1}",
-                        "    status = 2", "    break"]
+                out += ["if r0 == T:"] + [f"    {line}" for line in self.solve(i, stop)]
             elif op.mnemonic == "CMP":
                 halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
-                if any(a.state is not None and a.state[0] == "COST" for a in stmt.args):
-                    out.append("m.free_uses = F")  # COST counts the free uses left
                 x, y = (self.value(a, halves) for a in stmt.args)
+                if "m.state_value('COST'" in x + y:
+                    out.append("m.free_uses = F")  # COST counts the free uses left
                 if not re.fullmatch(r"\w+", x):
                     out.append(f"x = {x}")
                     x = "x"
@@ -196,6 +222,36 @@ class _RegionWriter:
             elif op.mnemonic == "END":
                 return out + [f"pc = {len(self.stmts)}", "break"]
         return out + [f"pc = {stop}", self.go(stop, entries)]
+
+    def solve(self, i: int, stop: int) -> list[str]:
+        """A reached the target at statement `i`: hand the machine to `Hooks.solved` (which may
+        draw cards: events change registers, ERROR cards disable things), take it back, and
+        go on with the block where the interpreter would — unless the turn ended, or the rest
+        of the block now uses something disabled (then the interpreter runs it)."""
+        rest = self.stmts[i + 1:stop]
+        names = {s.op.mnemonic for s in rest if s.op.is_machine_op}
+        names |= {isa.REGISTERS[a.value] for s in rest for a in s.args
+                  if a.kind is ArgKind.REG and a.value}
+        back = [f"pc = {i + 1}", f"steps -= {stop - i - 1}"]
+        lines = ["R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
+                 "m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+                 "P0 = m.power; S = 0",
+                 "ok = solved()",
+                 "r0, r1, r2, r3 = R",
+                 "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
+                 "T = m.target; g = m.goal; shown = m.shown; D = m.disabled"]
+        tests = []
+        if names:
+            tests.append(f"D and not D.isdisjoint({tuple(sorted(names))!r})")
+        goals = {a.value for s in rest for a in s.args if a.kind is ArgKind.GOAL}
+        if 0 in goals:
+            tests.append("g is None")
+        tests.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
+                     for owner in sorted(goals - {0}))
+        if tests:
+            lines += [f"if {' or '.join(tests)}:", *(f"    {line}" for line in back),
+                      "    status = 1", "    break"]
+        return lines
 
     @staticmethod
     def go(pc: int, entries: frozenset[int]) -> str:
@@ -223,7 +279,7 @@ class _RegionWriter:
     def source(self) -> str:
         entries = frozenset(start for start, _ in self.blocks)
         lines = [
-            "def region(m, pc, steps, limit):",
+            "def region(m, pc, steps, limit, solved):",
             "    R = m.regs",
             "    r0, r1, r2, r3 = R",
             "    ram = m.ram; p = m.player; T = m.target; c = m.cmp; g = m.goal",
@@ -299,17 +355,16 @@ def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int, *,
     compiled = compile_turn(turn, m.bits, m.mode, m.hackers.get(m.player))
     parts, part_of, leaders = compiled.parts, compiled.part_of, compiled.leaders
     end = len(turn.stmts)
+    solved = hooks.solved
     pc = steps = 0
     while pc < end:
         index = part_of[pc]
         part = parts[index]
         function = part.function
         if function is not None:
-            pc, steps, status = function(m, pc, steps, max_steps)
-            if status == SOLVED:
-                if not hooks.solved():
-                    return TurnOutcome(steps, stopped=True)
-                continue
+            pc, steps, status = function(m, pc, steps, max_steps, solved)
+            if status == STOPPED:
+                return TurnOutcome(steps, stopped=True)
             if status == LEFT:
                 continue
         before = steps
