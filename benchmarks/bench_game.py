@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pairs import median, spread
+from pairs import median, paired, spread
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ("builder", "hoarder")
@@ -40,6 +40,18 @@ def _games(programs: list[Any], names: list[str]) -> float:
     start = time.process_time()
     for seed in SEEDS:
         Game(GameOptions(mode="versus", seed=seed), names).play(programs)
+    return time.process_time() - start
+
+
+def _lean_games(programs: list[Any]) -> float:
+    """CPU seconds of the same games on benchmarks/lean_engine.py (issue 17's baseline)."""
+    import lean_engine
+
+    from moonasm.game import GameOptions
+
+    start = time.process_time()
+    for seed in SEEDS:
+        lean_engine.play(GameOptions(mode="versus", seed=seed), programs)
     return time.process_time() - start
 
 
@@ -73,11 +85,17 @@ def run() -> list[tuple[str, float, str, float, str]]:
 
     games = len(SEEDS)
     label = " vs ".join(names)
+    real_times, lean_times = paired(lambda: _games(programs, names),
+                                    lambda: _lean_games(programs), 5)
     return [
         (f"versus games/s of CPU, 2 bots ({label}), no log ({spread(runs)})", median(runs),
          "contest target (issue 9)", 2000.0, "games/s"),
         (f"engine overhead outside bot statements ({label})", overhead,
          "issue 3 target (under half)", 50.0, "%"),
+        (f"whole game, real engine against the lean one ({spread(real_times, 1e6 / games)} "
+         "µs)", 1e6 * median(real_times) / games,
+         f"lean engine, same bots and run_turn ({spread(lean_times, 1e6 / games)} µs)",
+         1e6 * median(lean_times) / games, "µs"),
         (f"engine time a game outside bot statements ({label})",
          1e6 * (total - inside) / games, "whole unlogged game", 1e6 * total / games, "µs"),
     ]

@@ -118,6 +118,8 @@ class Game:
         self.steps = on_event is not None if steps is None else steps
         self.runner = interpret_turn if interpreter else run_turn
         self.per_goal = cards_per_goal(options.bits)
+        self._power_per_seat = [0] + [options.power_for(s, self.players)
+                                      for s in range(1, self.players + 1)]
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
         m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
         m.extras = options.extras
@@ -238,8 +240,8 @@ class Game:
     # -- turns -------------------------------------------------------------------------------
 
     def power_for(self, seat: int) -> int:
-        """The seat's power per turn, in halves."""
-        return self.options.power_for(seat, self.players)
+        """The seat's power per turn, in halves (looked up once a game: every turn asks)."""
+        return self._power_per_seat[seat]
 
     def begin_turn(self) -> bool:
         """Open the acting seat's turn: power refilled, goals solved at turn start. False when
