@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 def add_play_options(p: argparse.ArgumentParser) -> None:
     """The game options of `moonasm play` (spec §6); contests default to competitive games."""
-    from moonasm.cli.play_cmd import add_game_options
+    from moonasm.game.options import add_arguments
 
-    add_game_options(p, mode="versus", seed_of="the contest")
+    add_arguments(p, mode="versus", seed_of="the contest")
 
 
 def add_run_options(p: argparse.ArgumentParser, scheduler: bool) -> None:
@@ -45,21 +45,17 @@ def setup(args: argparse.Namespace, paths: list[str], players: int,
     from moonasm.contest import entrants
     from moonasm.contest.contest import Setup
     from moonasm.contest.execute import default_jobs
-    from moonasm.game.seats import SeatError, game_options
+    from moonasm.game.options import OptionError, from_arguments, random_seed
 
     try:
-        options = game_options(players, mode=args.mode, bits=args.bits, levels=args.level,
-                               hackers=args.hacker, events=args.events, extras=args.extras,
-                               max_rounds=args.max_rounds)
-    except SeatError as e:
-        raise UsageError(str(e)) from None
+        options = from_arguments(args, players)
+    except OptionError as e:
+        raise UsageError(e.message) from None
     if args.jobs is None:
         args.jobs = default_jobs()
     seed = args.seed
     if seed is None:
-        import random
-
-        seed = random.SystemRandom().randrange(2**32)
+        seed = random_seed()
         print(f"moonasm: playing with --seed {seed}", file=sys.stderr)
     valid, rejected = entrants.load(entrants.expand(paths), args.bits, args.max_bot_size,
                                     distinct)

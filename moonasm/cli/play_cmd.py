@@ -24,7 +24,6 @@ from moonasm.cli.common import (
     diagnostic_json,
     fail_usage,
     failure_object,
-    parse_positive,
     print_diagnostics,
     print_failure,
     print_json,
@@ -39,60 +38,11 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
                           result=None, players=[], winners=[])
 
 
-def _bits(text: str) -> int:
-    """A game's width: 4, 5, 6 or 8 (spec §1)."""
-    from moonasm.game.options import width_problem
-
-    try:
-        bits = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a width") from None
-    problem = width_problem(bits)
-    if problem is not None:
-        raise argparse.ArgumentTypeError(problem)
-    return bits
-
-
-def _seed(text: str) -> int:
-    try:
-        seed = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a seed (a whole number)") from None
-    if seed < 0:
-        raise argparse.ArgumentTypeError(f"a seed is 0 or more, not {seed}")
-    return seed
-
-
-def add_game_options(p: argparse.ArgumentParser, *, mode: str, seed_of: str) -> None:
-    """The options of a game (spec §6), shared by `play` and the contests: `mode` is the
-    default mode, `seed_of` what --seed seeds ("the game", "the contest")."""
-    from moonasm.game.options import MODE_NAMES
-
-    other = "versus" if mode == "coop" else "coop"
-    p.add_argument("--mode", choices=("coop", "versus"), default=mode,
-                   help=f"{MODE_NAMES[mode]} (default) or {MODE_NAMES[other]}")
-    p.add_argument("--bits", type=_bits, default=4, metavar="N",
-                   help="register width: 4 (default), 5, 6 or 8; wider goals use two cards")
-    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
-                   help="novice (default), medium or hacker; for every seat, or SEAT=L for "
-                   "one (repeatable)")
-    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
-                   help="give a seat a hacker: addition, copy, rotation or logic "
-                   "(repeatable)")
-    p.add_argument("--events", action="store_true",
-                   help="shuffle the 17 event cards into the deck")
-    p.add_argument("--extras", choices=("off", "tokens", "on"), default="off",
-                   help="extra operations: off (default), tokens (earned by solving goal "
-                   "cards) or on")
-    p.add_argument("--seed", type=_seed, metavar="S",
-                   help=f"{seed_of}'s seed (default: chosen at random and printed)")
-    p.add_argument("--max-rounds", type=parse_positive, default=100, metavar="N",
-                   help="end a game after N rounds (default 100)")
-
-
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("seats", nargs="+", metavar="SEAT", help="a bot file per seat, in order")
-    add_game_options(p, mode="coop", seed_of="the game")
+    from moonasm.game.options import add_arguments
+
+    add_arguments(p, mode="coop", seed_of="the game")
     p.add_argument("--log", metavar="FILE", help="write the game as JSON Lines to FILE")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
@@ -101,22 +51,20 @@ def main(args: argparse.Namespace) -> int:
     import dataclasses
 
     from moonasm.game.bots import Bot
-    from moonasm.game.engine import Game, GameOptions
-    from moonasm.game.seats import SeatError, load_bots, parse_hackers, parse_levels
+    from moonasm.game.engine import Game
+    from moonasm.game.options import OptionError, from_arguments, random_seed
+    from moonasm.game.seats import load_bots
 
     players = len(args.seats)
     try:
         if players > 4:
             raise UsageError(f"a game has 1-4 players, not {players}")
-        options = GameOptions(
-            mode=args.mode, bits=args.bits, levels=parse_levels(args.level, players),
-            hackers=parse_hackers(args.hacker, players), events=args.events,
-            extras=args.extras, seed=0, max_rounds=args.max_rounds)
+        options = from_arguments(args, players)
         files = [(file, read_file(file)) for file in args.seats]
     except UsageError as e:
         return fail_usage(e.message, e.file)
-    except SeatError as e:
-        return fail_usage(str(e))
+    except OptionError as e:
+        return fail_usage(e.message)
 
     bots: list[Bot] = []
     diagnostics: list[JsonObject] = []
@@ -134,9 +82,7 @@ def main(args: argparse.Namespace) -> int:
 
     seed = args.seed
     if seed is None:
-        import random
-
-        seed = random.SystemRandom().randrange(2**32)
+        seed = random_seed()
         print(f"moonasm: playing with --seed {seed}",
               file=sys.stderr if args.json else sys.stdout)
     options = dataclasses.replace(options, seed=seed)

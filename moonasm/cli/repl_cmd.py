@@ -17,28 +17,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from moonasm.cli.common import parse_bits, parse_positive
+from moonasm.cli.common import parse_bits
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("seats", nargs="*", metavar="SEAT",
                    help="'human' (or human:NAME) or a bot file, in seat order (none: the "
                    "sandbox)")
-    p.add_argument("--mode", choices=("coop", "versus"), default="coop",
-                   help="game mode (default coop)")
+    from moonasm.game.options import add_arguments
+
+    # The sandbox's width is any from 1 to 16; a game's must be one of a game's widths
+    # (the game's options say so when it is not).
     p.add_argument("--bits", type=parse_bits, metavar="N", default=4,
-                   help="register width (default 4)")
-    p.add_argument("--level", action="append", default=[], metavar="L|SEAT=L",
-                   help="level novice|medium|hacker, for all or one seat (repeatable)")
-    p.add_argument("--hacker", action="append", default=[], metavar="SEAT=KIND",
-                   help="a seat's hacker: addition|copy|rotation|logic (repeatable)")
-    p.add_argument("--events", action="store_true", help="shuffle the event cards in")
-    p.add_argument("--extras", choices=("off", "tokens", "on"), default=None,
-                   help="extra operations in a game (default off)")
-    p.add_argument("--seed", type=int, metavar="S", default=None,
-                   help="shuffle seed (default: chosen and shown)")
-    p.add_argument("--max-rounds", type=parse_positive, metavar="N", default=None,
-                   help="end the game after N rounds (default 100)")
+                   help="register width (default 4; a game: 4, 5, 6 or 8)")
+    add_arguments(p, mode="coop", unset=True, leave_out=("bits",))
     p.add_argument("--no-history", action="store_true",
                    help="do not read or write the history file")
     p.add_argument("--plain", action="store_true",
@@ -47,10 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def _game_only_options(args: argparse.Namespace) -> list[str]:
     """The options given that only a game uses (the sandbox honours --bits and --mode)."""
-    given = [("--level", bool(args.level)), ("--hacker", bool(args.hacker)),
-             ("--events", args.events), ("--extras", args.extras is not None),
-             ("--seed", args.seed is not None), ("--max-rounds", args.max_rounds is not None)]
-    return [name for name, present in given if present]
+    from moonasm.game.options import given_arguments
+
+    return [flag for flag in given_arguments(args) if flag not in ("--mode", "--bits")]
 
 
 def main(args: argparse.Namespace) -> int:
@@ -80,7 +71,7 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"{', '.join(game_only)} {verb} sense only in a game: give the "
                               "SEATs (e.g. 'human examples/bots/counter.masm'); the sandbox "
                               "takes --bits and --mode")
-        session = Sandbox(glyphs, bits=args.bits, mode=args.mode)
+        session = Sandbox(glyphs, bits=args.bits, mode=args.mode or "coop")
     if interactive:
         from moonasm.repl.app import history_path
         from moonasm.repl.app import interactive as loop

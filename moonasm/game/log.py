@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from moonasm.game import deck
 from moonasm.game import events as ev
+from moonasm.game import options as game_options
 from moonasm.game.cards import EVENT_NAMES, Card
 from moonasm.game.engine import Game, GameOptions
 
@@ -100,7 +101,7 @@ def header(options: GameOptions, players: list[dict[str, Any]], cwd: str | None 
     seat's bot as `{"seat", "name", "file", "sha256"}`. `deal` is the game's deal when the
     caller has it already (`moonasm.game.deck.deal`, given to the game as `deck=` too)."""
     head: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": options.seed,
-                            "config": options.config_json(len(players)),
+                            "config": game_options.to_json(options, len(players)),
                             "cwd": os.getcwd() if cwd is None else cwd}
     if players:
         cards = deck.deal(options, len(players)) if deal is None else deal
@@ -182,12 +183,7 @@ def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, 
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
     """The game options a log's header records (to play the same game again)."""
-    config = head["config"]
-    return GameOptions(
-        mode=config["mode"], bits=config["bits"], levels=tuple(config["levels"]),
-        hackers={int(seat): kind for seat, kind in config["hackers"].items()},
-        events=config["events"], extras=config["extras"], seed=head["seed"],
-        max_rounds=config["max_rounds"], max_steps=config["max_steps"])
+    return game_options.from_json(head["config"], len(head["players"]), seed=head["seed"])
 
 
 # -- errors ------------------------------------------------------------------------------------
@@ -395,10 +391,11 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
     if config["max_steps"] > MAX_STEPS:
         raise LogError(line, f"the header's \"config\": \"max_steps\" is {config['max_steps']}"
                        f"; a game allows at most {MAX_STEPS:,} steps a turn")
-    problems = options_from_header(obj).problems(len(players))
-    if problems:
+    try:
+        options_from_header(obj)
+    except game_options.OptionError as e:
         raise LogError(line, "the header's \"config\" is not a game moonasm plays: "
-                       + "; ".join(problems))
+                       + e.message) from None
     return obj
 
 

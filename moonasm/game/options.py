@@ -1,5 +1,10 @@
-"""A game's configuration (spec §4 and `moonasm play`), checked in one place.
+"""A game's configuration (spec §4 and `moonasm play`), declared and checked in one place.
 
+`OPTIONS` declares each game option once — its key (in JSON: log headers, contest payloads,
+stores, the server's `contest.toml`), its command-line flag, default, allowed values and help —
+and everything else is derived from it: the argparse options of `play`, `match`,
+`tournament`, `hill` and `repl` (`add_arguments`), the JSON (`to_json` / `from_json`, whose
+errors name the key), and the command line that deals a game again (`command_line`).
 `GameOptions.problems(players)` lists everything wrong with a configuration, in the words a
 command line shows; the engine refuses to deal a game with any problem, and the command line,
 the REPL and the log reader all ask it rather than keep their own rules.
@@ -7,6 +12,8 @@ the REPL and the log reader all ask it rather than keep their own rules.
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +27,29 @@ EXTRAS = ("off", "tokens", "on")
 # Spec §1: games use 4, 5, 6 or 8 bits (a goal is one or two 4-bit cards; 8 = "two MOON games
 # put together"); scripts and the REPL sandbox take any width.
 GAME_WIDTHS = (4, 5, 6, 8)
+MAX_ROUNDS = 100  # a game's rounds at most unless --max-rounds says otherwise (spec §4.3)
+MAX_STEPS = 10_000  # statements a bot may execute in one turn (spec §3.1)
+# Every seed, chosen or derived, is below 2**53, so that any JSON reader (JavaScript's too)
+# reads it exactly and a seed shown anywhere replays its game (spec §7.1).
+SEED_LIMIT = 2**53
+
+
+def read_seed(text: str) -> int:
+    """A seed as a user types it (decimal, or 0x/0b), 0 to 2**53 - 1; ValueError otherwise."""
+    try:
+        seed = int(text, 0)
+    except ValueError:
+        raise ValueError(f"'{text}' is not a seed (a whole number)") from None
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"a seed is 0 to 2**53 - 1 ({SEED_LIMIT - 1}), not {seed}")
+    return seed
+
+
+def random_seed() -> int:
+    """A seed chosen at random, when a user gave none (it is printed, so the game replays)."""
+    import random
+
+    return random.SystemRandom().randrange(SEED_LIMIT)
 
 
 def width_problem(bits: int) -> str | None:
@@ -46,8 +76,8 @@ class GameOptions:
     events: bool = False
     extras: str = "off"
     seed: int = 0
-    max_rounds: int = 100
-    max_steps: int = 10_000
+    max_rounds: int = MAX_ROUNDS
+    max_steps: int = MAX_STEPS
 
     @property
     def versus(self) -> bool:
@@ -69,41 +99,261 @@ class GameOptions:
 
     def problems(self, players: int) -> list[str]:
         """What is wrong with these options for a game of `players` players."""
+        return [message for _, message in self.keyed_problems(players)]
+
+    def keyed_problems(self, players: int) -> list[tuple[str, str]]:
+        """`problems`, each with the key of the option it is about ("players": the seats)."""
         out = []
         if self.mode not in MODES:
-            out.append(f"mode must be coop or versus, not '{self.mode}'")
+            out.append(("mode", f"mode must be coop or versus, not '{self.mode}'"))
         if not 1 <= players <= 4:
-            out.append(f"a game has 1-4 players, not {players}")
+            out.append(("players", f"a game has 1-4 players, not {players}"))
         width = width_problem(self.bits)
         if width is not None:
-            out.append(width)
+            out.append(("bits", width))
         if len(self.levels) > 1 and len(self.levels) != players:
-            out.append(f"{len(self.levels)} levels given for {players} players")
+            out.append(("levels", f"{len(self.levels)} levels given for {players} players"))
         for level in self.levels:
             if level not in tables.LEVELS:
-                out.append(f"level must be one of {', '.join(tables.LEVELS)}, not '{level}'")
+                out.append(("levels", f"level must be one of {', '.join(tables.LEVELS)}, "
+                            f"not '{level}'"))
         for seat, kind in sorted(self.hackers.items()):
             if not 1 <= seat <= players:
-                out.append(f"hacker for seat {seat}, but seats are 1-{players}")
+                out.append(("hackers", f"hacker for seat {seat}, but seats are 1-{players}"))
             if kind not in isa.HACKERS:
-                out.append(f"hacker must be one of {', '.join(isa.HACKERS)}, not '{kind}'")
+                out.append(("hackers", f"hacker must be one of {', '.join(isa.HACKERS)}, "
+                            f"not '{kind}'"))
         if self.extras not in EXTRAS:
-            out.append(f"extras must be off, tokens or on, not '{self.extras}'")
+            out.append(("extras", f"extras must be off, tokens or on, not '{self.extras}'"))
         if self.max_rounds < 1:
-            out.append(f"max_rounds must be at least 1, not {self.max_rounds}")
+            out.append(("max_rounds", f"max_rounds must be at least 1, not {self.max_rounds}"))
         if self.max_steps < 1:
-            out.append(f"max_steps must be at least 1, not {self.max_steps}")
+            out.append(("max_steps", f"max_steps must be at least 1, not {self.max_steps}"))
         return out
 
-    def config_json(self, players: int) -> dict[str, Any]:
-        """The configuration as the log header records it (levels resolved per seat)."""
-        return {
-            "mode": self.mode,
-            "bits": self.bits,
-            "levels": [self.level(s) for s in range(1, players + 1)],
-            "hackers": {str(s): self.hackers[s] for s in sorted(self.hackers)},
-            "events": self.events,
-            "extras": self.extras,
-            "max_rounds": self.max_rounds,
-            "max_steps": self.max_steps,
-        }
+
+# -- the declaration -----------------------------------------------------------------------
+
+class OptionError(ValueError):
+    """A game option's value that cannot be used; `key` names the option as JSON and
+    `contest.toml` name it."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(f"{key}: {message}")
+        self.key = key
+        self.message = message
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string, not {value!r}")
+    return value.lower()
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"must be a whole number, not {value!r}")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {value!r}")
+    return value
+
+
+def _levels(value: Any) -> tuple[str, ...]:
+    """One level for every seat (a string), or one per seat (a list)."""
+    levels = [value] if isinstance(value, str) else value
+    if not isinstance(levels, list) or not all(isinstance(v, str) for v in levels):
+        raise ValueError(f"must be a level or a list of levels, not {value!r}")
+    return tuple(v.lower() for v in levels)
+
+
+def _hackers(value: Any) -> dict[int, str]:
+    """Seat number (a string key, as JSON and TOML write it) to hacker kind."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"must be a table of seat = kind, not {value!r}")
+    hackers = {}
+    for seat, kind in value.items():
+        if not (isinstance(seat, str) and seat.isascii() and seat.isdigit() and len(seat) < 3):
+            raise ValueError(f"a seat is a number 1-4, not {seat!r}")
+        hackers[int(seat)] = _text(kind)
+    return dict(sorted(hackers.items()))
+
+
+@dataclass(frozen=True)
+class Option:
+    """One game option: its key (the `GameOptions` field and its JSON name), its flag on the
+    command line (None: not offered there), the reader of its JSON value (raises ValueError
+    when the value has the wrong shape; what values a game allows is `keyed_problems`'),
+    its default and help."""
+
+    key: str
+    flag: str | None
+    read: Callable[[Any], Any]
+    default: Any
+    help: str
+    metavar: str | None = None
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option("mode", "--mode", _text, "coop",
+           "cooperative (coop) or competitive (versus)"),
+    Option("bits", "--bits", _whole, 4,
+           "register width: 4, 5, 6 or 8; wider goals use two cards", "N"),
+    Option("levels", "--level", _levels, (),
+           "novice (default), medium or hacker; for every seat, or SEAT=L for one "
+           "(repeatable)", "L|SEAT=L"),
+    Option("hackers", "--hacker", _hackers, {},
+           "give a seat a hacker: addition, copy, rotation or logic (repeatable)",
+           "SEAT=KIND"),
+    Option("events", "--events", _flag, False, "shuffle the 17 event cards into the deck"),
+    Option("extras", "--extras", _text, "off",
+           "extra operations: off (default), tokens (earned by solving goal cards) or on"),
+    Option("max_rounds", "--max-rounds", _whole, MAX_ROUNDS,
+           f"end a game after N rounds (default {MAX_ROUNDS})", "N"),
+    Option("max_steps", None, _whole, MAX_STEPS,
+           f"statements a bot may execute in one turn (default {MAX_STEPS})"),
+)
+OPTION_KEYS: tuple[str, ...] = tuple(o.key for o in OPTIONS)
+
+
+def to_json(options: GameOptions, players: int) -> dict[str, Any]:
+    """The options as JSON: log headers, contest payloads and stores, the server (levels
+    resolved per seat, hackers keyed by seat number as a string)."""
+    return {
+        "mode": options.mode,
+        "bits": options.bits,
+        "levels": [options.level(s) for s in range(1, players + 1)],
+        "hackers": {str(s): options.hackers[s] for s in sorted(options.hackers)},
+        "events": options.events,
+        "extras": options.extras,
+        "max_rounds": options.max_rounds,
+        "max_steps": options.max_steps,
+    }
+
+
+def from_json(obj: Mapping[str, Any], players: int, *, seed: int = 0) -> GameOptions:
+    """Options from their JSON (`to_json`'s, or a `contest.toml` table's game options) for a
+    game of `players` seats; a key left out takes its default. Raises OptionError naming the
+    first key that cannot be used, an unknown key included."""
+    values: dict[str, Any] = {}
+    for key in obj:
+        if key not in OPTION_KEYS:
+            raise OptionError(key, f"not a game option (they are {', '.join(OPTION_KEYS)})")
+    for option in OPTIONS:
+        if option.key in obj:
+            try:
+                values[option.key] = option.read(obj[option.key])
+            except ValueError as e:
+                raise OptionError(option.key, str(e)) from None
+    options = GameOptions(seed=seed, **values)
+    problems = options.keyed_problems(players)
+    if problems:
+        raise OptionError(*problems[0])
+    return options
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, mode: str = "coop",
+                  seed_of: str = "the game", unset: bool = False,
+                  leave_out: tuple[str, ...] = ()) -> None:
+    """The game options' command-line flags and `--seed`, with `mode` the default mode and
+    `seed_of` what the seed seeds. With `unset`, an option not typed is None (the REPL tells
+    a game's options from the sandbox's); `from_arguments` fills in the defaults. `leave_out`
+    names options the command declares itself (the REPL's `--bits` is the sandbox's too)."""
+    for option in OPTIONS:
+        if option.flag is None or option.key in leave_out:
+            continue
+        default = None if unset else option.default
+        if option.key == "mode":
+            other = "versus" if mode == "coop" else "coop"
+            parser.add_argument(option.flag, choices=MODES, default=None if unset else mode,
+                                help=f"{MODE_NAMES[mode]} (default) or {MODE_NAMES[other]}")
+        elif option.key == "bits":
+            parser.add_argument(option.flag, type=_arg(option), default=default,
+                                metavar=option.metavar, help=option.help + " (default 4)")
+        elif option.key in ("levels", "hackers"):
+            parser.add_argument(option.flag, action="append", default=[],
+                                metavar=option.metavar, help=option.help)
+        elif option.key == "events":
+            parser.add_argument(option.flag, action="store_true", help=option.help)
+        elif option.key == "extras":
+            parser.add_argument(option.flag, choices=EXTRAS, default=default,
+                                help=option.help)
+        else:
+            parser.add_argument(option.flag, type=_arg(option), default=default,
+                                metavar=option.metavar, help=option.help)
+        if option.key == "extras":
+            parser.add_argument("--seed", type=_seed_arg, metavar="S",
+                                help=f"{seed_of}'s seed, 0 to 2**53 - 1 (default: chosen at "
+                                "random and printed)")
+
+
+def _seed_arg(text: str) -> int:
+    try:
+        return read_seed(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _arg(option: Option) -> Callable[[str], Any]:
+    """An argparse `type` reading a whole number, refused in the words `keyed_problems` has
+    for it (a width that is not a game's, fewer than 1 round)."""
+    def read(text: str) -> Any:
+        try:
+            number = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"'{text}' is not a whole number") from None
+        values: dict[str, Any] = {option.key: number}
+        for key, problem in GameOptions(**values).keyed_problems(1):
+            if key == option.key:
+                raise argparse.ArgumentTypeError(problem)
+        return number
+    return read
+
+
+def given_arguments(args: argparse.Namespace) -> list[str]:
+    """The flags of game options typed on a command line parsed with `unset=True`."""
+    given = [o.flag for o in OPTIONS if o.flag is not None and hasattr(args, _dest(o))
+             and getattr(args, _dest(o)) not in (None, [], False)]
+    return given + (["--seed"] if args.seed is not None else [])
+
+
+def _dest(option: Option) -> str:
+    return str(option.flag).lstrip("-").replace("-", "_")
+
+
+def from_arguments(args: argparse.Namespace, players: int, seed: int = 0) -> GameOptions:
+    """The options a command line typed (parsed by `add_arguments`) for `players` seats;
+    raises OptionError (its message in the command line's words) for what cannot be used."""
+    from moonasm.game.seats import SeatError, parse_hackers, parse_levels
+
+    try:
+        levels = parse_levels(args.level, players)
+        hackers = parse_hackers(args.hacker, players)
+    except SeatError as e:
+        raise OptionError("levels" if str(e).startswith("--level") else "hackers",
+                          str(e)) from None
+    values = {o.key: getattr(args, _dest(o)) for o in OPTIONS
+              if o.flag is not None and o.key not in ("levels", "hackers")
+              and hasattr(args, _dest(o))}
+    values = {k: v for k, v in values.items() if v is not None}
+    options = GameOptions(levels=levels, hackers=hackers, seed=seed, **values)
+    problems = options.keyed_problems(players)
+    if problems:
+        raise OptionError(problems[0][0], "; ".join(message for _, message in problems))
+    return options
+
+
+def command_line(options: GameOptions, players: int) -> list[str]:
+    """The flags that give these options again (every seat's level spelled out)."""
+    words = ["--mode", options.mode, "--bits", str(options.bits)]
+    for seat in range(1, players + 1):
+        words += ["--level", f"{seat}={options.level(seat)}"]
+    for seat, kind in sorted(options.hackers.items()):
+        words += ["--hacker", f"{seat}={kind}"]
+    if options.events:
+        words.append("--events")
+    words += ["--extras", options.extras, "--max-rounds", str(options.max_rounds)]
+    return words

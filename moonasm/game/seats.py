@@ -1,10 +1,10 @@
 """Who sits at the table: each seat's bot, level and hacker, from what a user typed.
 
 One home for every front end that starts a game (`moonasm play`, the REPL's games, contests):
-`parse_levels` and `parse_hackers` read the `--level` / `--hacker` values, `game_options`
-makes a game's options of them and the other options, `load_bots` loads and checks each seat's
-bot file. Problems are `SeatError`s in the words a command line shows;
-the front end decides how to report them.
+`parse_levels` and `parse_hackers` read the `--level` / `--hacker` values (for
+`moonasm.game.options.from_arguments`), `load_bots` loads and checks each seat's bot file.
+Problems are `SeatError`s in the words a command line shows; the front end decides how to
+report them.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from moonasm import isa
 from moonasm.game import tables
 from moonasm.game.bots import Bot, Invalid, load_bot
-from moonasm.game.options import GameOptions
 
 
 class SeatError(ValueError):
@@ -65,20 +64,6 @@ def parse_hackers(values: Sequence[str], players: int) -> dict[int, str]:
             raise SeatError(f"--hacker {text}: seat {seat} already has a hacker")
         hackers[seat] = kind
     return hackers
-
-
-def game_options(players: int, *, mode: str, bits: int, levels: Sequence[str],
-                 hackers: Sequence[str], events: bool, extras: str, max_rounds: int,
-                 seed: int = 0) -> GameOptions:
-    """A game's options from the values a user typed; a SeatError names all that cannot be
-    used."""
-    options = GameOptions(mode=mode, bits=bits, levels=parse_levels(levels, players),
-                          hackers=parse_hackers(hackers, players), events=events,
-                          extras=extras, seed=seed, max_rounds=max_rounds)
-    problems = options.problems(players)
-    if problems:
-        raise SeatError("; ".join(problems))
-    return options
 
 
 def load_bots(files: Sequence[tuple[str, bytes]], bits: int) -> list[Bot | Invalid]:

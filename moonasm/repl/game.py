@@ -556,20 +556,13 @@ class GameSession(BaseSession):
         """The `moonasm repl` command that deals this game again."""
         import shlex
 
-        o = self.options
+        from moonasm.game.options import command_line
+
         words = ["moonasm", "repl"]
         for player in self.seats:
             words.append(f"human:{player.name}" if player.human else str(player.file))
-        words += ["--mode", o.mode, "--bits", str(o.bits)]
-        for seat in range(1, len(self.seats) + 1):
-            words += ["--level", f"{seat}={o.level(seat)}"]
-        for number, kind in sorted(o.hackers.items()):
-            words += ["--hacker", f"{number}={kind}"]
-        if o.events:
-            words.append("--events")
-        words += ["--extras", o.extras, "--max-rounds", str(o.max_rounds),
-                  "--seed", str(o.seed)]
-        return shlex.join(words)
+        words += command_line(self.options, len(self.seats))
+        return shlex.join(words + ["--seed", str(self.options.seed)])
 
     def save(self, arg: str) -> Reply:
         """The humans' inputs so far, one a line: piped into the same game, they play it
@@ -584,11 +577,9 @@ class GameSession(BaseSession):
 def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
     """The game the command line asks for; raises UsageError, or BotsInvalid after printing
     the bots' diagnostics."""
-    import random
-
     from moonasm.cli.common import UsageError, print_diagnostics
     from moonasm.game.bots import Bot, load_bot
-    from moonasm.game.seats import SeatError, game_options
+    from moonasm.game.options import OptionError, from_arguments, random_seed
 
     players = len(args.seats)
     if players > 4:
@@ -613,14 +604,11 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
             print_diagnostics(spec, loaded.lines, loaded.errors)
     if invalid:
         raise BotsInvalid()
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    seed = args.seed if args.seed is not None else random_seed()
     try:
-        options = game_options(players, mode=args.mode, bits=args.bits, levels=args.level,
-                               hackers=args.hacker, events=args.events,
-                               extras=args.extras or "off", max_rounds=args.max_rounds or 100,
-                               seed=seed)
-    except SeatError as e:
-        raise UsageError(str(e)) from None
+        options = from_arguments(args, players, seed)
+    except OptionError as e:
+        raise UsageError(e.message) from None
     return GameSession(options, seats, glyphs)
 
 
