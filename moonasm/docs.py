@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from moonasm import isa
+from moonasm.lang.directives import SPECS
 
 BEGIN = "<!-- BEGIN GENERATED FROM moonasm/isa.py: run `python -m moonasm.docs`; do not edit -->"
 END = "<!-- END GENERATED -->"
@@ -63,7 +64,7 @@ def operations_table(extra: bool | None = None, think: bool | None = None) -> st
 
 def directives_table() -> str:
     rows = ["| directive | arguments | where | meaning |", "|---|---|---|---|"]
-    for d in isa.DIRECTIVES.values():
+    for d in SPECS.values():
         where = "before the first instruction" if d.configuration else "anywhere"
         rows.append(f"| `{d.name}` | `{_cell(d.args)}` | {where} | {_cell(d.summary)} |")
     return "\n".join(rows)

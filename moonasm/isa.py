@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 
 class Slot(enum.Enum):
@@ -246,23 +245,6 @@ def cost_of(op: Operation, mode: str, hacker: Hacker | None = None) -> int:
     if hacker is not None and hacker.cost is not None and op.mnemonic in hacker.mnemonics:
         return hacker.cost
     return op.family.halves(mode)
-
-
-# The directives are described once, with how each is read, applied and written, in
-# moonasm.lang.directives; `DIRECTIVES` (name -> DirectiveSpec) and `Directive` are that table,
-# imported on first use (module __getattr__), since reading a directive needs the language.
-if TYPE_CHECKING:
-    from moonasm.lang.directives import DirectiveSpec as Directive
-
-    DIRECTIVES: dict[str, Directive]
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("DIRECTIVES", "Directive"):
-        from moonasm.lang import directives
-
-        return directives.SPECS if name == "DIRECTIVES" else directives.DirectiveSpec
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 MODES: tuple[str, ...] = ("coop", "versus")

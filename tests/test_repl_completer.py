@@ -6,6 +6,7 @@ from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
 from moonasm import isa
+from moonasm.lang.directives import SPECS
 from moonasm.repl.completer import Context, MoonCompleter, candidates
 from moonasm.repl.sandbox import Sandbox
 
@@ -18,7 +19,7 @@ def words(text: str, ctx: Context = CTX) -> list[str]:
 
 
 def test_mnemonics_and_directives_at_statement_start() -> None:
-    assert words("") == [op.mnemonic for op in isa.TABLE] + list(isa.DIRECTIVES)
+    assert words("") == [op.mnemonic for op in isa.TABLE] + list(SPECS)
     assert words("X") == ["XOR", "XCHG", "XNOR"]
     assert words("x") == ["XOR", "XCHG", "XNOR"]
     assert words("INC A; R") == ["ROL", "ROR"]

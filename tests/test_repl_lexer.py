@@ -15,6 +15,7 @@ from pygments.token import Error, Keyword, Name, Number
 from moonasm import isa
 from moonasm.isa import Slot
 from moonasm.lang.check import check_source
+from moonasm.lang.directives import SPECS
 from moonasm.repl.lexer import MoonAsmLexer, tokens
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -69,7 +70,7 @@ def test_categories_come_from_the_table() -> None:
     for op in isa.TABLE:
         (_, t, _), *_ = tokens(op.mnemonic.lower() + " ")
         assert t in Keyword, op.mnemonic
-    for name in isa.DIRECTIVES:
+    for name in SPECS:
         (_, t, _), *_ = tokens(name)
         assert t is Keyword.Declaration
 

@@ -45,7 +45,7 @@ def _game_only_options(args: argparse.Namespace) -> list[str]:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.cli.common import INVOCATION, UsageError, fail_usage
+    from moonasm.cli.common import INVOCATION, fail_usage, print_diagnostics
     from moonasm.repl.render import glyphs_for
     from moonasm.repl.sandbox import Sandbox
     from moonasm.repl.session import BaseSession
@@ -54,13 +54,15 @@ def main(args: argparse.Namespace) -> int:
     glyphs = glyphs_for(sys.stdout.encoding, lamps=interactive)
     session: BaseSession
     if args.seats:
-        from moonasm.repl.game import BotsInvalid, build_game_session
+        from moonasm.repl.game import BotsInvalid, SetupError, build_game_session
 
         try:
             session = build_game_session(args, glyphs)
-        except UsageError as e:
+        except SetupError as e:
             return fail_usage(str(e))
-        except BotsInvalid:
+        except BotsInvalid as e:
+            for bot in e.bots:
+                print_diagnostics(bot.file, bot.lines, bot.errors)
             print(f"{INVOCATION.prog}: error: invalid bot; no game was played",
                   file=sys.stderr)
             return 3

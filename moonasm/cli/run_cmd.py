@@ -32,6 +32,7 @@ from moonasm.cli.common import (
     read_program,
     use_color,
 )
+from moonasm.lang.directives import SPECS
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config, Program
@@ -103,12 +104,11 @@ def _has_turns(parsed: Parsed) -> bool:
 
 def _is_bot(parsed: Parsed) -> bool:
     """A bot file: no configuration directive and no .turn (spec §3.2 and §6)."""
-    from moonasm import isa
     from moonasm.lang.nodes import Directive
 
     for node in parsed.nodes:
         if isinstance(node, Directive):
-            spec = isa.DIRECTIVES.get(node.name.lower())
+            spec = SPECS.get(node.name.lower())
             if spec is not None and (spec.configuration or spec.name == ".turn"):
                 return False
     return True

@@ -238,7 +238,7 @@ class _Checker:
         op = isa.OPERATIONS.get(node.mnemonic.upper())
         if op is None:
             hint = suggest(node.mnemonic, list(isa.OPERATIONS))
-            if not hint and "." + node.mnemonic.lower() in isa.DIRECTIVES:
+            if not hint and "." + node.mnemonic.lower() in SPECS:
                 hint = f" (did you mean '.{node.mnemonic.lower()}'?)"
             self.error("syntax", f"unknown operation '{node.mnemonic}'{hint}", node.span)
             return

@@ -2,7 +2,7 @@
 
 Every part of moonasm that reads, applies or writes a directive goes through this table:
 the checker, `Machine.from_config`, the REPL (its session, completer and `:save`), and the
-formatter and language server. `isa.DIRECTIVES` is this table by name.
+formatter and language server. `SPECS` is this table by name.
 
 API, for each `DirectiveSpec` in `TABLE` (or `SPECS[".name"]`, lower case with its dot):
 
@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span, shorten
@@ -43,7 +43,16 @@ from moonasm.lang.numbers import MAX_POWER, NumberError, read_number, shown
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config
-    from moonasm.vm.machine import Machine
+
+
+class Machine(Protocol):
+    """What a configuration directive sets on a new machine (`moonasm.vm.machine.Machine`,
+    a layer above the language, has these and more)."""
+
+    regs: list[int]
+    ram: list[int]
+    hackers: dict[int, isa.Hacker]
+    disabled: set[str]
 
 MAX_BITS = 16
 

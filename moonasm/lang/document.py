@@ -8,15 +8,15 @@ reported for lacking the `.goal` a script would need.
 
 from __future__ import annotations
 
-from moonasm import isa
 from moonasm.lang.check import CheckResult, check
+from moonasm.lang.directives import SPECS
 from moonasm.lang.nodes import Directive
 from moonasm.lang.parse import Parsed
 
 
 def has_configuration(parsed: Parsed) -> bool:
-    return any(isinstance(n, Directive) and n.name.lower() in isa.DIRECTIVES
-               and isa.DIRECTIVES[n.name.lower()].configuration for n in parsed.nodes)
+    return any(isinstance(n, Directive) and n.name.lower() in SPECS
+               and SPECS[n.name.lower()].configuration for n in parsed.nodes)
 
 
 def check_document(parsed: Parsed) -> CheckResult:

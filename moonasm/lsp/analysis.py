@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
+from moonasm.lang.directives import SPECS
 from moonasm.lang.nodes import Directive, Label, Node
 from moonasm.lang.parse import Parsed, parse
 
@@ -138,7 +139,7 @@ def hover(doc: Document, line: int, character: int) -> str | None:
         op = isa.OPERATIONS.get(upper)
         return None if op is None else describe_operation(op)
     if word.role == "directive":
-        d = isa.DIRECTIVES.get(word.text.lower())
+        d = SPECS.get(word.text.lower())
         return None if d is None else f"**{d.name}** `{d.args}`\n\n{d.summary}"
     if word.role in ("label", "target"):
         target = doc.definition(line, character)
@@ -193,7 +194,7 @@ class Completion:
 def complete(doc: Document, line: int, character: int) -> list[Completion]:
     """What may be typed at the cursor: mnemonics and directives where a statement starts,
     the operands the table allows at this position of this operation, labels of the turn."""
-    from moonasm.repl.completer import Context, candidates
+    from moonasm.lang.complete import Context, candidates
 
     lines = doc.text.split("\n")
     before = lines[line][:character] if line < len(lines) else ""

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
 from moonasm.lang.check import Config, Overrides, Program, check
+from moonasm.lang.directives import SPECS
 from moonasm.lang.nodes import Directive, Label, Node, Operand
 from moonasm.lang.parse import Parsed, parse
 from moonasm.repl.directives import configure
@@ -93,7 +93,7 @@ def _pieces(nodes: list[Node]) -> list[Directive | list[Node]]:
     pieces: list[Directive | list[Node]] = []
     run: list[Node] = []
     for node in nodes:
-        spec = isa.DIRECTIVES.get(node.name.lower()) if isinstance(node, Directive) else None
+        spec = SPECS.get(node.name.lower()) if isinstance(node, Directive) else None
         if isinstance(node, Directive) and spec is not None and spec.configuration:
             if run:
                 pieces.append(run)

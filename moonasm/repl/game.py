@@ -23,7 +23,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
@@ -37,6 +37,9 @@ from moonasm.repl import files
 from moonasm.repl import render as rd
 from moonasm.repl.analysis import first_problem
 from moonasm.repl.render import Fragments, Glyphs
+
+if TYPE_CHECKING:
+    from moonasm.game.bots import Invalid
 from moonasm.repl.reply import (
     MAX_INPUT,
     Problem,
@@ -575,17 +578,16 @@ class GameSession(BaseSession):
 
 
 def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
-    """The game the command line asks for; raises UsageError, or BotsInvalid after printing
-    the bots' diagnostics."""
-    from moonasm.cli.common import UsageError, print_diagnostics
+    """The game the command line asks for; raises SetupError (a usage error), or BotsInvalid
+    with every invalid bot's diagnostics."""
     from moonasm.game.bots import Bot, load_bot
     from moonasm.game.options import OptionError, from_arguments, random_seed
 
     players = len(args.seats)
     if players > 4:
-        raise UsageError(f"a game has 1-4 players, not {players}")
+        raise SetupError(f"a game has 1-4 players, not {players}")
     seats: list[Seat] = []
-    invalid = False
+    invalid: list[Invalid] = []
     for index, spec in enumerate(args.seats, 1):
         kind, _, name = spec.partition(":")
         if kind.lower() == "human":
@@ -594,23 +596,30 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
         try:
             data = Path(spec).read_bytes()
         except OSError as e:
-            raise UsageError(f"cannot read '{spec}': {e.strerror or e} (a SEAT is 'human' "
+            raise SetupError(f"cannot read '{spec}': {e.strerror or e} (a SEAT is 'human' "
                              "or a bot file)") from None
         loaded = load_bot(spec, data, args.bits)
         if isinstance(loaded, Bot):
             seats.append(Seat("bot", loaded.name, loaded.program, spec))
         else:
-            invalid = True
-            print_diagnostics(spec, loaded.lines, loaded.errors)
+            invalid.append(loaded)
     if invalid:
-        raise BotsInvalid()
+        raise BotsInvalid(invalid)
     seed = args.seed if args.seed is not None else random_seed()
     try:
         options = from_arguments(args, players, seed)
     except OptionError as e:
-        raise UsageError(e.message) from None
+        raise SetupError(e.message) from None
     return GameSession(options, seats, glyphs)
 
 
+class SetupError(ValueError):
+    """The command line asks for a game that cannot be dealt (a usage error)."""
+
+
 class BotsInvalid(Exception):
-    """A bot did not pass the checker; its diagnostics have been printed (exit status 3)."""
+    """Bots did not pass the checker (exit status 3); `bots` carry their diagnostics."""
+
+    def __init__(self, bots: list[Invalid]):
+        super().__init__(f"{len(bots)} invalid bot(s)")
+        self.bots = bots

@@ -31,6 +31,7 @@ from pygments.token import (
 
 from moonasm import isa
 from moonasm.lang.check import parse_number
+from moonasm.lang.directives import SPECS
 
 # Token categories, taken from the instruction table.
 MNEMONIC = Keyword
@@ -157,7 +158,7 @@ def tokens(text: str, meta: bool = True) -> Iterator[tuple[int, _TokenType, str]
             yield pos, word_token(piece, first), piece
             first = False
         elif kind == "directive":
-            yield pos, DIRECTIVE if piece.lower() in isa.DIRECTIVES else Name.Decorator, piece
+            yield pos, DIRECTIVE if piece.lower() in SPECS else Name.Decorator, piece
             first = False
         elif kind == "number":
             yield pos, number_token(piece), piece

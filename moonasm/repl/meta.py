@@ -9,6 +9,7 @@ import difflib
 from typing import TYPE_CHECKING
 
 from moonasm import isa
+from moonasm.lang.directives import SPECS, DirectiveSpec
 from moonasm.repl.commands import COMMANDS
 
 if TYPE_CHECKING:
@@ -101,12 +102,12 @@ def _reading(glyphs: Glyphs) -> Fragments:
 
 def help_directives() -> Fragments:
     out = _title("Directives (in the sandbox, any of them at any time)")
-    for d in isa.DIRECTIVES.values():
+    for d in SPECS.values():
         out += _row(f"{d.name} {d.args}", d.summary, 20)
     return out
 
 
-def help_directive(d: isa.Directive) -> Fragments:
+def help_directive(d: DirectiveSpec) -> Fragments:
     out = _title(f"{d.name} {d.args} — {d.summary}")
     if d.name == ".hacker":
         for h in isa.HACKERS.values():
@@ -148,13 +149,13 @@ def help_text(topic: str, glyphs: Glyphs,
         return help_state_operand(state)
     if low in TOPICS:  # a listed topic wins over a directive without its dot (power, .power)
         return _TOPIC_TEXT[low](glyphs)
-    directive = isa.DIRECTIVES.get(low) or isa.DIRECTIVES.get("." + low)
+    directive = SPECS.get(low) or SPECS.get("." + low)
     if directive is not None:
         return help_directive(directive)
     c = COMMANDS.resolve(low if low.startswith(":") else ":" + low, session)
     if c is not None:
         return _title(f"{c.name} {c.args}".strip() + f" — {c.summary}")
-    words = list(TOPICS) + list(isa.OPERATIONS) + list(isa.DIRECTIVES) + list(isa.STATE_WORDS)
+    words = list(TOPICS) + list(isa.OPERATIONS) + list(SPECS) + list(isa.STATE_WORDS)
     match = difflib.get_close_matches(low, [w.lower() for w in words], n=1, cutoff=0.5)
     hint = f" (did you mean '{match[0]}'?)" if match else ""
     return f"no help on '{key}'{hint}; :help lists the topics"

@@ -12,9 +12,9 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Config
+from moonasm.lang.directives import SPECS
 from moonasm.solve.problem import Problem
 
 # What an answer may not change: the machine and the rules of the puzzle.
@@ -48,7 +48,7 @@ def has_configuration(text: str) -> bool:
     from moonasm.lang.nodes import Directive
     from moonasm.lang.parse import parse
 
-    return any(isinstance(node, Directive) and (spec := isa.DIRECTIVES.get(node.name.lower()))
+    return any(isinstance(node, Directive) and (spec := SPECS.get(node.name.lower()))
                is not None and spec.configuration for node in parse(text).nodes)
 
 
