@@ -1,30 +1,39 @@
-"""The parts of the documentation that are generated from the instruction table.
+"""The parts of the documentation that are generated from the tables they describe.
 
-`docs/language.md` holds a section between two markers that is written from `moonasm.isa`
-(operations, directives, hackers), and `moonasm run --help` ends with the same operations
-table as plain text. Rewrite the section with
+A generated section sits between two markers naming its source: `docs/language.md` holds one
+written from `moonasm.isa` (operations, game-state operands, directives, hackers), and
+`docs/cli.md` and README.md the exit statuses from `moonasm.status`; `moonasm run --help`
+ends with the operations table as plain text. Rewrite them with
 
-    python -m moonasm.docs            # rewrite docs/language.md
-    python -m moonasm.docs --check    # exit 1 if it is out of date
+    python -m moonasm.docs            # rewrite every generated section
+    python -m moonasm.docs --check    # exit 1 if one is out of date
 
-tests/test_docs.py fails when the file and the table disagree.
+tests/test_docs.py fails when a file and its table disagree.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from moonasm import isa
 from moonasm.lang.directives import SPECS
+from moonasm.status import COMMAND_MEANINGS, MEANINGS, ExitStatus
 
-BEGIN = "<!-- BEGIN GENERATED FROM moonasm/isa.py: run `python -m moonasm.docs`; do not edit -->"
+
+def marker(source: str) -> str:
+    """The line that opens a section generated from `source`."""
+    return f"<!-- BEGIN GENERATED FROM {source}: run `python -m moonasm.docs`; do not edit -->"
+
+
+BEGIN = marker("moonasm/isa.py")
 END = "<!-- END GENERATED -->"
 
-# docs/language.md of a source checkout (`moonasm run --help` needs no pathlib: start-up)
-DEFAULT_PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "docs", "language.md")
+# The checkout's root (`moonasm run --help` needs no pathlib: start-up), and the files with
+# generated sections.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FILES = ("docs/language.md", "docs/cli.md", "README.md")
 
 
 def halves_text(halves: int) -> str:
@@ -149,13 +158,49 @@ def help_epilog() -> str:
     return "\n".join(lines)
 
 
+def exit_status_table() -> str:
+    """docs/cli.md's table: each status's general meaning, then the commands' own."""
+    rows = ["| status | meaning | commands that give it their own meaning |", "|---|---|---|"]
+    for status in ExitStatus:
+        own = "; ".join(f"`{command}`: {meanings[status]}"
+                        for command, meanings in COMMAND_MEANINGS.items() if status in meanings)
+        rows.append(f"| {int(status)} | {MEANINGS[status]} | {own or '—'} |")
+    return "\n".join(rows)
+
+
+def exit_status_sentence() -> str:
+    """README's one sentence on exit statuses."""
+    statuses = "; ".join(f"**{int(s)}** {MEANINGS[s]}" for s in ExitStatus)
+    commands = ", ".join(f"`{c}`" for c in COMMAND_MEANINGS)
+    return (f"Exit status: {statuses}. {commands} give some statuses a meaning of their own "
+            "([docs/cli.md](docs/cli.md#exit-status)).")
+
+
+# Each generated section's source, and what writes its text.
+GENERATORS: dict[str, Callable[[], str]] = {
+    "moonasm/isa.py": lambda: generated_section()[len(BEGIN) + 1:-len(END) - 1],
+    "moonasm/status.py": exit_status_table,
+    "moonasm/status.py, in one sentence": exit_status_sentence,
+}
+
+
 def render(document: str) -> str:
-    """`document` with its generated section rewritten. Raises ValueError without markers."""
-    start = document.find(BEGIN)
-    stop = document.find(END, start)
-    if start < 0 or stop < 0:
+    """`document` with every generated section rewritten. Raises ValueError without one."""
+    found = False
+    for source, generate in GENERATORS.items():
+        begin = marker(source)
+        start = document.find(begin)
+        while start >= 0:
+            stop = document.find(END, start)
+            if stop < 0:
+                raise ValueError(f"a section generated from {source} has no end marker")
+            found = True
+            text = f"{begin}\n{generate()}\n{END}"
+            document = document[:start] + text + document[stop + len(END):]
+            start = document.find(begin, start + len(text))
+    if not found:
         raise ValueError("the generated-section markers are missing")
-    return document[:start] + generated_section() + document[stop + len(END):]
+    return document
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,22 +208,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pathlib import Path
 
     parser = argparse.ArgumentParser(prog="python -m moonasm.docs",
-                                     description="Rewrite the generated section of the "
-                                     "language reference from moonasm/isa.py.")
-    parser.add_argument("path", nargs="?", type=Path, default=Path(DEFAULT_PATH))
+                                     description="Rewrite the generated sections of the "
+                                     "documentation from the tables they describe.")
+    parser.add_argument("paths", nargs="*", type=Path,
+                        help=f"files to rewrite (default: {', '.join(FILES)})")
     parser.add_argument("--check", action="store_true",
-                        help="do not write; exit 1 if the file is out of date")
+                        help="do not write; exit 1 if a file is out of date")
     args = parser.parse_args(argv)
-    current = args.path.read_text(encoding="utf-8")
-    wanted = render(current)
-    if current == wanted:
-        return 0
-    if args.check:
-        print(f"{args.path} is out of date: run python -m moonasm.docs", file=sys.stderr)
-        return 1
-    args.path.write_text(wanted, encoding="utf-8")
-    print(f"rewrote the generated section of {args.path}")
-    return 0
+    stale = 0
+    for path in args.paths or [Path(ROOT, name) for name in FILES]:
+        current = path.read_text(encoding="utf-8")
+        wanted = render(current)
+        if current == wanted:
+            continue
+        if args.check:
+            print(f"{path} is out of date: run python -m moonasm.docs", file=sys.stderr)
+            stale = 1
+        else:
+            path.write_text(wanted, encoding="utf-8")
+            print(f"rewrote the generated sections of {path}")
+    return stale
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,9 +11,23 @@ from moonasm.lang.directives import SPECS
 LANGUAGE = ROOT / "docs" / "language.md"
 
 
-def test_the_generated_section_matches_the_table() -> None:
-    text = LANGUAGE.read_text(encoding="utf-8")
-    assert docs.render(text) == text, "docs/language.md is out of date: python -m moonasm.docs"
+def test_the_generated_sections_match_their_tables() -> None:
+    for name in docs.FILES:
+        text = (ROOT / name).read_text(encoding="utf-8")
+        assert docs.render(text) == text, f"{name} is out of date: python -m moonasm.docs"
+    assert docs.main(["--check"]) == 0
+
+
+def test_every_exit_status_and_each_commands_meaning_is_documented() -> None:
+    from moonasm.status import COMMAND_MEANINGS, ExitStatus
+
+    cli = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for status in ExitStatus:
+        assert f"| {int(status)} |" in cli and f"**{int(status)}**" in readme
+    for command, meanings in COMMAND_MEANINGS.items():
+        for meaning in meanings.values():
+            assert f"`{command}`: {meaning}" in cli
 
 
 def test_every_operation_directive_and_hacker_is_documented() -> None:

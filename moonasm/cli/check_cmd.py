@@ -23,6 +23,7 @@ from moonasm.cli.common import (
     read_program,
 )
 from moonasm.diagnostics import Diagnostic
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program
@@ -89,7 +90,7 @@ def main(args: argparse.Namespace) -> int:
                     "diagnostics": shown})
     elif summary:
         print(summary, file=sys.stderr)
-    return 0 if ok else 3
+    return ExitStatus.OK if ok else ExitStatus.INVALID
 
 
 def _par_problems(program: Program, parsed: Parsed) -> list[Diagnostic]:

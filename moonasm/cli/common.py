@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import IO
 
 from moonasm.diagnostics import Diagnostic
+from moonasm.status import ExitStatus
 
 JsonObject = dict[str, object]
 
@@ -77,7 +78,7 @@ def fail_usage(message: str, file: str | None = None) -> int:
     print(f"{INVOCATION.prog}: error: {message}", file=sys.stderr)
     if INVOCATION.json:
         print_failure([usage_json(message, file)])
-    return 2
+    return ExitStatus.USAGE
 
 
 def print_failure(diagnostics: list[JsonObject]) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import UsageError, failure_object, parse_positive, print_json
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.contest.contest import Setup
@@ -85,7 +86,7 @@ def fail_unplayed(setup: Setup, as_json: bool, rated: bool, message: str) -> int
         diagnostics = [d for r in setup.rejected for d in r.diagnostics]
         print_json(failure_object(diagnostics, **summary_json(setup, 0, [], rated=rated)))
     print(message, file=sys.stderr)
-    return 3
+    return ExitStatus.INVALID
 
 
 def print_standings(setup: Setup, games: int, table: list[Standing], rated: bool,

@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from moonasm.cli.common import UsageError, fail_usage, print_diagnostics, read_file
+from moonasm.status import ExitStatus
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -89,5 +90,5 @@ def _filter(data: bytes) -> int:
     except FormatError as e:
         print_diagnostics("<stdin>", e.lines, e.diagnostics)
         sys.stdout.write(text)
-        return 3
-    return 0
+        return ExitStatus.INVALID
+    return ExitStatus.OK

@@ -26,6 +26,7 @@ from moonasm.cli.common import (
     print_json,
     read_program,
 )
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config
@@ -82,7 +83,7 @@ def load_puzzles(paths: list[str], budget: float, as_json: bool) -> list[Puzzle]
             print_diagnostics(path, parse(text).lines, result.errors)
             if as_json:
                 print_json(json_failure([diagnostic_json(d, path) for d in result.errors]))
-            return 3
+            return ExitStatus.INVALID
         config = result.program.config
         if config.goal is None:
             return fail_usage(f"{path} declares no .goal: it is not a puzzle", path)
@@ -142,7 +143,7 @@ def main(args: argparse.Namespace) -> int:
         print_json(report_json(students, puzzles, rows))
     else:
         print_table(students, puzzles, rows)
-    return 0
+    return ExitStatus.OK
 
 
 def _count(n: int, what: str) -> str:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import failure_object, parse_positive, print_json
+from moonasm.status import ExitStatus
 
 
 def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
@@ -53,4 +54,4 @@ def main(args: argparse.Namespace) -> int:
     else:
         contest_args.report_rejected_list(rejected)
         print(render(result))
-    return 3 if args.add and rejected and not valid else 0
+    return ExitStatus.INVALID if args.add and rejected and not valid else ExitStatus.OK

@@ -13,6 +13,7 @@ import argparse
 import sys
 
 from moonasm.cli.common import parse_positive
+from moonasm.status import ExitStatus
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -49,7 +50,7 @@ def main(args: argparse.Namespace) -> int:
     session = LearnSession(path_lessons, progress, glyphs, start)
     if args.list:
         print(session.cmd_lessons("").text, end="")
-        return 0
+        return ExitStatus.OK
     if interactive:
         from moonasm.repl.app import history_path
         from moonasm.repl.app import interactive as loop

@@ -12,6 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from moonasm.status import ExitStatus
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--stdio", action="store_true",
@@ -24,6 +26,6 @@ def main(args: argparse.Namespace) -> int:
     except ImportError as e:
         print(f"moonasm lsp: error: the language server needs pygls ({e.name} is missing): "
               "pip install 'moonasm[lsp]'", file=sys.stderr)
-        return 2
+        return ExitStatus.USAGE
     serve()
-    return 0
+    return ExitStatus.OK

@@ -21,12 +21,10 @@ from moonasm.cli.common import (
     failure_object,
     print_json,
 )
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite
-
-# Exit statuses of spec §6.
-EXIT_OK, EXIT_GOAL_MISSED, EXIT_USAGE, EXIT_INVALID, EXIT_FAULT = 0, 1, 2, 3, 4
 
 # name -> (module under moonasm.cli, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -69,7 +67,7 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         fail_usage(message)
-        raise SystemExit(EXIT_USAGE)
+        raise SystemExit(ExitStatus.USAGE)
 
 
 def build_parser(only: str | None = None) -> Parser:
@@ -112,7 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         except (OSError, ValueError):
             pass
-        return EXIT_OK
+        return ExitStatus.OK
 
 
 def _main(args_list: list[str]) -> int:

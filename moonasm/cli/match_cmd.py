@@ -19,6 +19,7 @@ import argparse
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
+from moonasm.status import ExitStatus
 
 
 def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
@@ -58,4 +59,4 @@ def main(args: argparse.Namespace) -> int:
     table = contest.standings_of(setup, records, rated=False)
     contest_args.print_standings(setup, len(records), table, False, args.json,
                                  f", seed {setup.seed}")
-    return 0
+    return ExitStatus.OK

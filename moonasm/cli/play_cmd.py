@@ -29,6 +29,7 @@ from moonasm.cli.common import (
     print_json,
     read_file,
 )
+from moonasm.status import ExitStatus
 
 
 def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
@@ -78,7 +79,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"{INVOCATION.prog}: error: invalid bot; no game was played", file=sys.stderr)
         if args.json:
             print_failure(diagnostics)
-        return 3
+        return ExitStatus.INVALID
 
     seed = args.seed
     if seed is None:
@@ -114,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
         print_json(result)
     else:
         _summary(game, result)
-    return 0
+    return ExitStatus.OK
 
 
 def _summary(game: Any, result: dict[str, Any]) -> None:

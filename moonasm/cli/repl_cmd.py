@@ -18,6 +18,7 @@ import argparse
 import sys
 
 from moonasm.cli.common import parse_bits
+from moonasm.status import ExitStatus
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
                 print_diagnostics(bot.file, bot.lines, bot.errors)
             print(f"{INVOCATION.prog}: error: invalid bot; no game was played",
                   file=sys.stderr)
-            return 3
+            return ExitStatus.INVALID
     else:
         game_only = _game_only_options(args)
         if game_only:

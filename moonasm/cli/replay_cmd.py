@@ -34,11 +34,11 @@ from moonasm.cli.common import (
     usage_json,
     use_color,
 )
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.game.log import LogReader, Summary
 
-EXIT_DIFFERS, EXIT_USAGE, EXIT_MALFORMED = 1, 2, 3
 
 # What --json reports about a log, null until known.
 _FACTS = ("file", "version", "seed", "config", "players", "complete", "turns", "rounds",
@@ -145,7 +145,7 @@ class _Report:
     def succeed(self) -> int:
         if self.json:
             print_json({"ok": True, **self.facts, "diagnostics": []})
-        return 0
+        return ExitStatus.OK
 
 
 def main(args: argparse.Namespace) -> int:
@@ -153,25 +153,25 @@ def main(args: argparse.Namespace) -> int:
 
     report = _Report(args)
     if args.turn is not None and args.round is not None:
-        return report.fail(EXIT_USAGE, "usage", "give --turn or --round, not both")
+        return report.fail(ExitStatus.USAGE, "usage", "give --turn or --round, not both")
     try:
         stream = _open(args.file)
     except UsageError as e:
-        return report.fail(EXIT_USAGE, "usage", str(e), about_file=True)
+        return report.fail(ExitStatus.USAGE, "usage", str(e), about_file=True)
     with stream:
         try:
             log = LogReader(stream)
             report.learn(log)
             summary = log.scan()
         except LogError as e:
-            return report.fail(EXIT_MALFORMED, "log", e.message, e.line)
+            return report.fail(ExitStatus.INVALID, "log", e.message, e.line)
         report.learn(log, summary)
         if args.turn is not None and args.turn > summary.turns:
-            return report.fail(EXIT_USAGE, "usage", f"--turn {args.turn}: the log has "
+            return report.fail(ExitStatus.USAGE, "usage", f"--turn {args.turn}: the log has "
                                f"{summary.turns} turn{'s' if summary.turns != 1 else ''}")
         if args.round is not None and args.round > summary.rounds:
             last = summary.rounds
-            return report.fail(EXIT_USAGE, "usage", f"--round {args.round}: the log has " + (
+            return report.fail(ExitStatus.USAGE, "usage", f"--round {args.round}: the log has " + (
                 f"round{'s 1-' if last != 1 else ' '}{last}" if last else "no rounds"))
         if args.verify:
             return _verify(args, log, summary, report)
@@ -179,9 +179,10 @@ def main(args: argparse.Namespace) -> int:
             try:
                 _show(args, log, summary)
             except LogError as e:
-                return report.fail(EXIT_DIFFERS, "verify", e.message, e.line)
+                return report.fail(ExitStatus.NOT_REACHED, "verify", e.message, e.line)
             except ValueError as e:
-                return report.fail(EXIT_DIFFERS, "verify", f"cannot play the game again: {e}")
+                return report.fail(ExitStatus.NOT_REACHED, "verify",
+                                   f"cannot play the game again: {e}")
         if not summary.complete:
             print(f"moonasm: warning: '{args.file}' ends early (after line "
                   f"{summary.last_line}, before the game's result); the readable part was "
@@ -227,25 +228,25 @@ def _verify(args: argparse.Namespace, log: LogReader, summary: Summary,
 
     name = args.file
     if not summary.complete:
-        return report.fail(EXIT_DIFFERS, "verify",
+        return report.fail(ExitStatus.NOT_REACHED, "verify",
                            "the log ends early; only a whole game can be verified")
     bots = find_bots(log.header, Path(name).parent)
     if bots.missing:
         files = {p["seat"]: p["file"] for p in log.players}
         why = "; ".join(f"'{files[seat]}' (looked at {', '.join(reasons)})"
                         for seat, reasons in sorted(bots.missing.items()))
-        return report.fail(EXIT_USAGE, "usage",
+        return report.fail(ExitStatus.USAGE, "usage",
                            f"cannot verify: no file with the recorded sha256 for {why}")
     try:
         differs = verify(log, bots.found)
     except ValueError as e:
-        return report.fail(EXIT_DIFFERS, "verify", f"cannot play the game again: {e}")
+        return report.fail(ExitStatus.NOT_REACHED, "verify", f"cannot play the game again: {e}")
     except LogError as e:
-        return report.fail(EXIT_MALFORMED, "log", e.message, e.line)
+        return report.fail(ExitStatus.INVALID, "log", e.message, e.line)
     if differs is not None:
         report.facts["verified"] = False
-        return report.fail(EXIT_DIFFERS, "verify", "the game played again differs from the "
-                           "log from this line on", differs)
+        return report.fail(ExitStatus.NOT_REACHED, "verify", "the game played again differs "
+                           "from the log from this line on", differs)
     report.facts["verified"] = True
     if not args.json:
         print(f"{name}: verified: the same bots and seed play this game byte for byte "

@@ -33,6 +33,7 @@ from moonasm.cli.common import (
     use_color,
 )
 from moonasm.lang.directives import SPECS
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config, Program
@@ -137,7 +138,7 @@ def main(args: argparse.Namespace) -> int:
         if args.json:
             print_json(_json_static(result.config or Config(), [
                 diagnostic_json(d, args.file) for d in result.errors]))
-        return 3
+        return ExitStatus.INVALID
     return _run(args, _with_options(result.program, args))
 
 
@@ -234,7 +235,7 @@ def _run(args: argparse.Namespace, program: Program) -> int:
             state = "reached" if res.reached else "NOT reached"
             print(f"goal {config.goal:0{m.bits}b} ({config.goal}): {state}")
     if fault is not None:
-        return 4
+        return ExitStatus.FAULT
     if config.goal is not None and not res.reached:
-        return 1
-    return 0
+        return ExitStatus.NOT_REACHED
+    return ExitStatus.OK

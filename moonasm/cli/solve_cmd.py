@@ -30,6 +30,7 @@ from moonasm.cli.common import (
     print_json,
     read_program,
 )
+from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.solve import Problem, Solution
@@ -89,7 +90,7 @@ def problem_from_args(args: argparse.Namespace) -> Problem | int:
         print_diagnostics(args.file, parse(text).lines, result.errors)
         if args.json:
             print_json(json_failure([diagnostic_json(d, args.file) for d in result.errors]))
-        return 3
+        return ExitStatus.INVALID
     config = result.program.config
     for player, _ in args.hacker:
         if player > config.players:
@@ -132,16 +133,16 @@ def main(args: argparse.Namespace) -> int:
         print(f"moonasm solve: {e}; try a larger --budget", file=sys.stderr)
         if args.json:
             print_json(NO_ANSWER)
-        return 1
+        return ExitStatus.NOT_REACHED
     if solution is None:
         print(f"moonasm solve: no program reaches {problem.goal:0{problem.bits}b} "
               f"({problem.goal}) under these rules", file=sys.stderr)
         if args.json:
             print_json(NO_ANSWER)
-        return 1
+        return ExitStatus.NOT_REACHED
     if args.json:
         print_json(answer_json(solution))
     else:
         print(solution.program())
         print(f"# {describe(solution)}: no cheaper program exists")
-    return 0
+    return ExitStatus.OK

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
+from moonasm.status import ExitStatus
 
 STORE = "results.sqlite"
 REPORT = "report.html"
@@ -118,7 +119,7 @@ def main(args: argparse.Namespace) -> int:
         print(f"played {len(played.records)} games in {wall:.1f} s, "
               f"{played.cpu:.1f} s of CPU where they ran")
         print(f"store: {path}\nreport: {out / REPORT}")
-    return 0
+    return ExitStatus.OK
 
 
 def _stored_settings(path: Path) -> dict[str, object] | None:

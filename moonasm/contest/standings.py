@@ -20,9 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moonasm.contest.runner import GameRecord
+from moonasm.status import FAULT_KINDS  # each listed in a bot's faults, even at 0
 
-# Runtime fault kinds (spec §6), each listed in a bot's faults even when it never happened.
-FAULT_KINDS = ("power", "protection", "disabled", "overload")
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal distribution
 
 

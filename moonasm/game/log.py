@@ -40,6 +40,7 @@ from moonasm.game import events as ev
 from moonasm.game import options as game_options
 from moonasm.game.cards import EVENT_NAMES, Card
 from moonasm.game.engine import Game, GameOptions
+from moonasm.status import FAULT_KINDS
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program
@@ -269,7 +270,7 @@ def _is_disabled(v: Any) -> bool:
 
 
 def _is_fault_kind(v: Any) -> bool:
-    return v in ("power", "protection", "disabled", "overload")
+    return v in FAULT_KINDS
 
 
 def _is_sha256(v: Any) -> bool:

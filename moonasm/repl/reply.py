@@ -9,14 +9,16 @@ from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Turn
 from moonasm.repl import render as rd
 from moonasm.repl.render import Fragments
+from moonasm.status import ExitStatus
 from moonasm.vm.machine import Fault
 
 MAX_INPUT = 100_000  # characters in one input or :load file
 INPUT_NAME = "input"
 
-# Exit statuses of a piped session (spec §6): the first input that failed decides.
-INVALID = 3  # the input was refused before anything ran (syntax, check, a :command's misuse)
-FAULT = 4  # a statement was refused at run time (power, protection, disabled, overload)
+# A piped session's exit status is that of its first input that failed: INVALID when it was
+# refused before anything ran (syntax, check, a :command's misuse), FAULT when a statement was
+# refused at run time (power, protection, disabled, overload).
+INVALID, FAULT = ExitStatus.INVALID, ExitStatus.FAULT
 
 
 @dataclass

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from moonasm import isa
 from moonasm.isa import Hacker, Operation
+from moonasm.status import FaultKind
 
 if TYPE_CHECKING:
     from moonasm.diagnostics import Span
@@ -66,7 +67,7 @@ class Fault(Exception):
     register, an unshown `GOAL3`); `span` is where a caret points (spec §6): that operand,
     else the statement's mnemonic (power, overload, a disabled operation, HACK)."""
 
-    kind = "fault"
+    kind: str = "fault"
 
     def __init__(self, message: str, stmt: Stmt | None = None, operand: Arg | None = None):
         super().__init__(message)
@@ -86,19 +87,19 @@ class Fault(Exception):
 
 
 class PowerFault(Fault):
-    kind = "power"
+    kind = FaultKind.POWER
 
 
 class ProtectionFault(Fault):
-    kind = "protection"
+    kind = FaultKind.PROTECTION
 
 
 class DisabledFault(Fault):
-    kind = "disabled"
+    kind = FaultKind.DISABLED
 
 
 class OverloadFault(Fault):
-    kind = "overload"
+    kind = FaultKind.OVERLOAD
 
 
 @dataclass

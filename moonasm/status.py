@@ -1,0 +1,57 @@
+"""How things end, declared once: exit statuses and fault kinds.
+
+`ExitStatus`: what each number means in general, and where a command gives a number its own
+meaning (`replay --verify` exits 1 for a different game, `solve` for no solution). Every
+command returns these; docs/cli.md's table and README's sentence are generated from them
+(`python -m moonasm.docs`), and a test keeps them in step.
+
+`FaultKind`: the runtime faults the machine raises (spec §6: power, protection, disabled,
+overload), as `run --json`, game logs, contest stores and standings name them.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class FaultKind(StrEnum):
+    POWER = "power"  # an operation costs more than the power left
+    PROTECTION = "protection"  # another player's RAM, an unshown goal, a HACK not allowed
+    DISABLED = "disabled"  # an ERROR card, or an extra operation not available
+    OVERLOAD = "overload"  # more steps than a turn allows (the 1969 alarm)
+
+
+FAULT_KINDS: tuple[str, ...] = tuple(FaultKind)
+
+
+class ExitStatus(IntEnum):
+    OK = 0
+    NOT_REACHED = 1
+    USAGE = 2
+    INVALID = 3
+    FAULT = 4
+
+
+# What each status means wherever a command gives it no meaning of its own.
+MEANINGS: dict[ExitStatus, str] = {
+    ExitStatus.OK: "success (and a declared goal reached)",
+    ExitStatus.NOT_REACHED: "a declared goal not reached",
+    ExitStatus.USAGE: "usage error: a bad option or value, a file that cannot be read",
+    ExitStatus.INVALID: "invalid program (syntax or static check)",
+    ExitStatus.FAULT: "runtime fault",
+}
+
+# The commands that give a status a meaning of their own, command by command.
+COMMAND_MEANINGS: dict[str, dict[ExitStatus, str]] = {
+    "check": {ExitStatus.INVALID: "a file has an error (warnings alone exit 0)"},
+    "fmt": {ExitStatus.NOT_REACHED: "`--check`: a file would change",
+            ExitStatus.INVALID: "a file is not a valid program (it is left alone)"},
+    "play": {ExitStatus.OK: "the game was played to its end (a lost cooperative game too)",
+             ExitStatus.INVALID: "an invalid bot: no game was played"},
+    "replay": {ExitStatus.OK: "the game was shown, or `--verify` found it the same",
+               ExitStatus.NOT_REACHED: "`--verify`: the game played again differs",
+               ExitStatus.INVALID: "the file is not a valid game log"},
+    "solve": {ExitStatus.NOT_REACHED: "no program reaches the goal within the rules"},
+    "repl": {ExitStatus.INVALID: "piped: the first input that failed was refused",
+             ExitStatus.FAULT: "piped: the first input that failed faulted"},
+}
