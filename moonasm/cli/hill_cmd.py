@@ -2,7 +2,7 @@
 
 Each bot added with --add plays every bot on the hill (and every other newcomer) --games games
 (default 100), seats rotated; results between bots already on the hill are kept, not played
-again. The hill is then re-ranked by openskill's conservative rating (mu - 3 sigma, the score)
+again. The hill is then re-ranked by a maximum-likelihood fit of all its games (docs/contests.md)
 and bots beyond --size (default 10) are pushed off. Without --add it shows the hill. It
 prints rank, name, author, score, games and age (challenges survived). Games are competitive,
 2 players, 4 bits, novice, with a fixed seed, so the same challenges give the same hill.

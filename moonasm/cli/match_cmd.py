@@ -56,7 +56,7 @@ def main(args: argparse.Namespace) -> int:
     specs = group_games(0, group, args.games, setup.seed)
     with contest_args.progress(len(specs), args.json) as advance:
         records = contest.play(setup, specs, execute.Where(args.jobs), on_batch=advance).records
-    table = contest.standings_of(setup, records, rated=False)
+    table = contest.standings_of(setup, records)
     contest_args.print_standings(setup, len(records), table, False, args.json,
                                  f", seed {setup.seed}")
     return ExitStatus.OK

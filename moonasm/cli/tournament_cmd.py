@@ -1,9 +1,8 @@
 """Play every bot against every other and rate them: a round robin with a store and a report.
 
 Each group of --players bots (default 2) plays --games games (default 100), the seat order
-rotated from game to game. Bots are rated with openskill (Plackett–Luce; equal scores share a
-rank) from the results in their canonical order, and the standings are ordered by the
-conservative rating mu - 3 sigma. Each game's seed comes from --seed and the game's identity,
+rotated from game to game. Bots are rated by a maximum-likelihood Plackett-Luce fit of all the
+games at once (equal scores share a rank), and the standings are ordered by the fitted mu. Each game's seed comes from --seed and the game's identity,
 so the same bots, options and seed give the same results, standings and store with any --jobs,
 on a Dask cluster (--scheduler) and after --resume.
 
@@ -108,7 +107,7 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage(str(e))
     # a resumed tournament's earlier games are in the store; a fresh one's are all just played
     records = store.games() if done else played.records
-    table = contest.standings_of(setup, records, rated=True)
+    table = contest.standings_of(setup, records)
     from moonasm.contest.report import write_report
 
     write_report(out / REPORT, setup, table, records)

@@ -8,6 +8,6 @@ The stages, each its own module:
 * `runner` — plays batches of games in one process, with each bot loaded, checked and compiled
   once per process; a batch goes in and comes back as compact JSON Lines text, so the same
   function serves the serial loop, local worker processes and a Dask cluster.
-* `ratings` — standings from the results in their canonical order (openskill, Plackett–Luce).
+* `standings` — standings from all the results at once (a maximum-likelihood Plackett–Luce fit).
 * `store` — the SQLite results store of a tournament or a hill.
 """

@@ -16,7 +16,7 @@ from moonasm.contest import execute, runner
 from moonasm.contest.entrants import Entrant, Rejected
 from moonasm.contest.runner import GameRecord
 from moonasm.contest.schedule import GameSpec
-from moonasm.contest.standings import Standing, order, rate, tally
+from moonasm.contest.standings import Standing, standings
 
 if TYPE_CHECKING:
     from moonasm.game.engine import GameOptions
@@ -68,13 +68,10 @@ def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool
     return Played(records, cpu)
 
 
-def standings_of(setup: Setup, records: Iterable[GameRecord], rated: bool) -> list[Standing]:
+def standings_of(setup: Setup, records: Iterable[GameRecord]) -> list[Standing]:
+    """The contest's standings (`moonasm.contest.standings.standings`)."""
     bots = {e.key: Standing(e.key, e.name, e.file, e.author) for e in setup.entrants}
-    records = sorted(records, key=lambda r: r.key)
-    tally(records, bots, setup.options.mode)
-    if rated:
-        rate(records, bots, setup.options.mode)
-    return order(bots, rated)
+    return standings(bots, records, setup.options.mode)
 
 
 def summary_json(setup: Setup, games: int, table: list[Standing], rated: bool) -> dict[str, Any]:

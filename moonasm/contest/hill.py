@@ -5,7 +5,7 @@ with two additions kept in `meta`: the number of challenges so far, and for each
 the number under which their games are filed. A challenge adds bots; each plays every bot on
 the hill (and every other newcomer) `games` games; games between bots already on the hill are
 never played again. Then the hill is re-ranked from every stored game between bots now on it
-(openskill, canonical order: pairs in the order they first met, games by index), and bots
+(the one standings fit, `moonasm.contest.standings`, over all of them at once), and bots
 beyond `size` are pushed off, their games no longer counted. A bot's age is the number of
 challenges it has survived.
 
@@ -38,7 +38,7 @@ class HillEntry:
     def to_json(self) -> dict[str, Any]:
         s = self.standing
         return {"rank": self.rank, "name": s.name, "author": s.author, "file": s.file,
-                "sha256": s.sha256, "score": round(s.ordinal or 0.0, 3), "games": s.games,
+                "sha256": s.sha256, "score": round(s.mu or 0.0, 3), "games": s.games,
                 "age": self.age, "wins": s.wins, "ties": s.ties, "losses": s.losses,
                 "rating": {"mu": round(s.mu or 0.0, 3), "sigma": round(s.sigma or 0.0, 3)}}
 
@@ -118,7 +118,7 @@ class Hill:
         """The field's standings from the stored games among its bots only."""
         keys = {e.key for e in setup.entrants}
         records = [r for r in self.store.games() if set(r.seats) <= keys]
-        return contest.standings_of(setup, records, rated=True)
+        return contest.standings_of(setup, records)
 
 
 def challenge_json(result: Challenge) -> dict[str, Any]:
@@ -131,7 +131,7 @@ def render(result: Challenge) -> str:
     rows = [["rank", "name", "author", "score", "games", "age"]]
     for e in result.hill:
         s = e.standing
-        rows.append([str(e.rank), s.name, s.author or "", f"{s.ordinal or 0.0:.2f}",
+        rows.append([str(e.rank), s.name, s.author or "", f"{s.mu or 0.0:.2f}",
                      str(s.games), str(e.age)])
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["  ".join(c.ljust(w) if i in (1, 2) else c.rjust(w)

@@ -31,10 +31,11 @@ class GameSpec:
 
 
 def game_seed(contest_seed: int, group: tuple[str, ...], index: int) -> int:
-    """A game's seed: 63 bits of SHA-256 over the contest seed, the group's bots and the
-    game's index."""
+    """A game's seed: 53 bits of SHA-256 over the contest seed, the group's bots and the
+    game's index — below 2**53, so a JSON reader (JavaScript's too) reads it exactly and
+    `moonasm play --seed` of the seed shown replays the game (spec §7.1)."""
     text = f"moonasm-contest:{contest_seed}:{','.join(group)}:{index}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 11
 
 
 def rotated(group: tuple[str, ...], index: int) -> tuple[str, ...]:

@@ -1,15 +1,26 @@
 """From game records to standings: wins, ties, losses, goals, faults, win rates and ratings.
 
-Everything here reads the records in their canonical order (by group, then index), so the
-standings of a contest never depend on which game finished first, how many processes played
-it, or whether it was resumed.
+One function, `standings`, computes them for every command (`match`, `tournament`, `hill`),
+the report and the server, from all the games at once (spec §7.1): the order never depends on
+the order the games are listed in, on which finished first, on how many processes played them
+or on a resume.
 
 Competitive games: a seat wins when it alone has the best score, ties when it shares the best
 score, loses otherwise. Cooperative games: the seated bots are one team that wins or loses
-together. Ratings are openskill's Plackett–Luce model: in a competitive game the seats are
-ranked by score (equal scores share a rank); in a cooperative game the team is ranked against
-the game itself, a pseudo-player "MOON" whose rating moves like any other, so a bot's rating
-says how much its presence helps a team beat the deck.
+together.
+
+Ratings are a maximum-likelihood Plackett–Luce fit (`fit`): each bot has a strength θ; a game
+ranks its seats by score (equal scores share a rank, each tied seat counting 1/k of a place —
+for two players this is Bradley–Terry with a tie worth half a win); a cooperative game ranks
+the team, whose strength is its bots' sum, against the game itself, a pseudo-player "MOON"
+with a strength of its own. A weak prior, the same for every bot (one virtual win and one
+virtual loss against a reference of strength 0), keeps an unbeaten bot's strength finite.
+In a complete round robin with equal games per pairing the fitted order is the order of
+points (win 1, tie ½).
+`mu` is the strength on openskill's scale — 25 + c·(θ − the bots' mean θ), c = √2·25/6, so a
+lead of c is odds of e to 1 in a head-to-head — `sigma` its standard error from the fit's
+observed information (each bot's own, its opponents' strengths taken as fitted), and
+`ordinal` μ − 3σ. Standings are ordered by `mu`.
 """
 
 from __future__ import annotations
@@ -108,33 +119,207 @@ def ranks(scores: tuple[int, ...]) -> list[int]:
     return [1 + sum(other > score for other in scores) for score in scores]
 
 
-def rate(records: Iterable[GameRecord], bots: dict[str, Standing], mode: str) -> None:
-    """openskill (Plackett–Luce) ratings from the games in canonical order."""
-    from openskill.models import PlackettLuce
+# openskill's scale: a strength difference of SCALE is odds of e to 1 between two players
+# (its Plackett-Luce with beta = 25/6 and sigma small); 25 is the average bot.
+SCALE = math.sqrt(2) * 25 / 6
+MOON = "MOON"
 
-    model = PlackettLuce()
-    ratings = {sha: model.rating(name=sha) for sha in sorted(bots)}
-    moon = model.rating(name="MOON")
-    for record in sorted(records, key=lambda r: r.key):
-        if mode == "versus":
-            teams = [[ratings[sha]] for sha in record.seats]
-            new = model.rate(teams, ranks=[float(r) for r in ranks(record.scores)])
-            for sha, (rating,) in zip(record.seats, new, strict=True):
-                ratings[sha] = rating
+# A game as the fit sees it: its competitors in rank order, in groups of equal rank; each
+# competitor a team of entity indices (one bot in a competitive game).
+Outcome = tuple[tuple[tuple[int, ...], ...], ...]
+
+
+def outcome(record: GameRecord, index: dict[str, int], mode: str) -> Outcome:
+    """The record's ranking of competitors (a cooperative team against MOON)."""
+    if mode == "versus":
+        by_rank: dict[int, list[tuple[int, ...]]] = {}
+        for seat, rank in enumerate(ranks(record.scores)):
+            by_rank.setdefault(rank, []).append((index[record.seats[seat]],))
+        return tuple(tuple(sorted(by_rank[r])) for r in sorted(by_rank))
+    team = (tuple(sorted(index[sha] for sha in record.seats)),)
+    moon = ((index[MOON],),)
+    return (team, moon) if record.result == "won" else (moon, team)
+
+
+def _sigmoid(x: float) -> float:
+    return 1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))
+
+
+def fit(outcomes: dict[Outcome, int], entities: int,
+        tolerance: float = 1e-9) -> tuple[list[float], list[float]]:
+    """Maximum-likelihood strengths θ and their standard errors, for `entities` entities,
+    from games counted by outcome.
+
+    The prior: every entity has drawn one virtual win and one virtual loss against a fixed
+    reference of strength 0 — weak (two games' worth), the same for all, and enough to keep
+    an unbeaten bot finite. Games between two lone competitors (every competitive 2-player
+    game) are Bradley-Terry, fitted by Newton's method; anything else (more seats, teams) by
+    diagonal Newton steps, halved while the likelihood would fall."""
+    if all(len(groups) <= 2 and all(len(team) == 1 for g in groups for team in g)
+           and sum(len(g) for g in groups) == 2 for groups in outcomes):
+        return _fit_pairs(outcomes, entities, tolerance)
+    return _fit_rankings(outcomes, entities, tolerance)
+
+
+def _fit_pairs(outcomes: dict[Outcome, int], entities: int,
+               tolerance: float) -> tuple[list[float], list[float]]:
+    """Bradley-Terry (a win 1 point, a tie ½ to each) by Newton's method with a backtracking
+    line search: a handful of steps, each one linear solve (numpy, imported here: a 200-bot
+    hill with 100,000 games refits in milliseconds). The standard errors come from the
+    inverse of the observed information."""
+    import numpy as np
+
+    games: dict[tuple[int, int], list[float]] = {}  # (a, b), a < b: [games, a's points]
+    for groups, count in sorted(outcomes.items()):
+        if len(groups) == 1:  # a tie
+            (a,), (b,) = groups[0]
+            won = count / 2
         else:
-            team = [ratings[sha] for sha in record.seats]
-            won = record.result == "won"
-            new_team, (moon,) = model.rate([team, [moon]], ranks=[1.0, 2.0] if won else [2.0, 1.0])
-            for sha, rating in zip(record.seats, new_team, strict=True):
-                ratings[sha] = rating
-    for sha, rating in ratings.items():
-        bots[sha].mu, bots[sha].sigma = rating.mu, rating.sigma
+            ((a,),), ((b,),) = groups
+            won = count
+        key, won_by_first = ((a, b), won) if a < b else ((b, a), count - won)
+        entry = games.setdefault(key, [0.0, 0.0])
+        entry[0] += count
+        entry[1] += won_by_first
+    pairs = sorted(games)
+    first = np.array([a for a, _ in pairs], dtype=np.intp)
+    second = np.array([b for _, b in pairs], dtype=np.intp)
+    played = np.array([games[k][0] for k in pairs], dtype=float)
+    points = np.array([games[k][1] for k in pairs], dtype=float)
+
+    def log_sigmoid(x: np.ndarray) -> np.ndarray:
+        return -np.logaddexp(0.0, -x)
+
+    def likelihood(th: np.ndarray) -> float:
+        d = th[first] - th[second]
+        return float(np.sum(points * log_sigmoid(d) + (played - points) * log_sigmoid(-d))
+                     + np.sum(log_sigmoid(th) + log_sigmoid(-th)))
+
+    def derivatives(th: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        p = 1 / (1 + np.exp(th[second] - th[first]))
+        p0 = 1 / (1 + np.exp(-th))
+        gradient = 1 - 2 * p0
+        np.add.at(gradient, first, points - played * p)
+        np.add.at(gradient, second, -(points - played * p))
+        weight = played * p * (1 - p)
+        information = np.diag(2 * p0 * (1 - p0))
+        np.add.at(information, (first, first), weight)
+        np.add.at(information, (second, second), weight)
+        np.add.at(information, (first, second), -weight)
+        np.add.at(information, (second, first), -weight)
+        return gradient, information
+
+    theta = np.zeros(entities)
+    current = likelihood(theta)
+    for _ in range(100):
+        gradient, information = derivatives(theta)
+        step = np.linalg.solve(information, gradient)
+        scale = 1.0
+        while True:
+            trial = theta + scale * step
+            value = likelihood(trial)
+            if value >= current - 1e-12 or scale < 1e-9:
+                break
+            scale /= 2
+        theta, current = trial, value
+        if float(np.max(np.abs(scale * step), initial=0.0)) < tolerance:
+            break
+    _, information = derivatives(theta)
+    errors = np.sqrt(np.diag(np.linalg.inv(information)))
+    return [float(t) for t in theta], [float(e) for e in errors]
 
 
-def order(bots: dict[str, Standing], rated: bool) -> list[Standing]:
-    """Standings order: by μ − 3σ when rated, else by wins then ties; ties broken by name
-    and content hash, so the order is total and deterministic."""
+def _fit_rankings(outcomes: dict[Outcome, int], entities: int,
+                  tolerance: float) -> tuple[list[float], list[float]]:
+    """Plackett-Luce with ties as shared places (each of a group of k counts 1/k) and teams
+    as their members' summed strength, by diagonal Newton steps."""
+    items = sorted(outcomes.items())
+
+    def likelihood(th: list[float]) -> float:
+        total = math.fsum(-math.log1p(math.exp(-abs(t))) * 2 - abs(t) for t in th)
+        for groups, count in items:
+            strengths = [[math.fsum(th[e] for e in team) for team in group]
+                         for group in groups]
+            remaining = [s for group in strengths for s in group]
+            for group in strengths:
+                top = max(remaining)
+                log_sum = top + math.log(math.fsum(math.exp(s - top) for s in remaining))
+                total += count * sum(s - log_sum for s in group) / len(group)
+                remaining = remaining[len(group):]
+        return total
+
+    def derivatives(th: list[float]) -> tuple[list[float], list[float]]:
+        gradient = [1 - 2 * _sigmoid(t) for t in th]
+        curvature = [2 * _sigmoid(t) * _sigmoid(-t) for t in th]
+        for groups, count in items:
+            teams = [team for group in groups for team in group]
+            strengths = [math.fsum(th[e] for e in team) for team in teams]
+            start = 0
+            for group in groups:
+                for team in group:
+                    for e in team:
+                        gradient[e] += count / len(group)
+                rest = strengths[start:]
+                top = max(rest)
+                weights = [math.exp(s - top) for s in rest]
+                total = math.fsum(weights)
+                for team, w in zip(teams[start:], weights, strict=True):
+                    p = w / total
+                    for e in team:
+                        gradient[e] -= count * p
+                        curvature[e] += count * p * (1 - p)
+                start += len(group)
+        return gradient, curvature
+
+    theta = [0.0] * entities
+    current = likelihood(theta)
+    for _ in range(10_000):
+        gradient, curvature = derivatives(theta)
+        steps = [max(-1.0, min(1.0, g / c)) for g, c in zip(gradient, curvature, strict=True)]
+        scale = 1.0
+        while True:
+            trial = [t + scale * d for t, d in zip(theta, steps, strict=True)]
+            value = likelihood(trial)
+            if value >= current or scale < 1e-9:
+                break
+            scale /= 2
+        theta, current = trial, value
+        if max((abs(scale * d) for d in steps), default=0.0) < tolerance:
+            break
+    _, curvature = derivatives(theta)
+    return theta, [1 / math.sqrt(c) for c in curvature]
+
+
+def rate(records: Iterable[GameRecord], bots: dict[str, Standing], mode: str) -> None:
+    """Each bot's `mu` and `sigma` from the maximum-likelihood fit over all the records."""
+    names = sorted(bots) + ([MOON] if mode != "versus" else [])
+    index = {sha: i for i, sha in enumerate(names)}
+    counts: dict[Outcome, int] = {}
+    for record in records:
+        key = outcome(record, index, mode)
+        counts[key] = counts.get(key, 0) + 1
+    theta, errors = fit(counts, len(names))
+    mean = math.fsum(theta[index[sha]] for sha in bots) / len(bots) if bots else 0.0
+    for sha in bots:
+        i = index[sha]
+        bots[sha].mu = 25 + SCALE * (theta[i] - mean)
+        bots[sha].sigma = SCALE * errors[i]
+
+
+def standings(bots: dict[str, Standing], records: Iterable[GameRecord],
+              mode: str) -> list[Standing]:
+    """The standings of `bots` (by content hash; their counts at zero) after `records`, in
+    order: the one function every command, the report and the server use (spec §7.1)."""
+    records = list(records)
+    tally(records, bots, mode)
+    rate(records, bots, mode)
+    return order(bots)
+
+
+def order(bots: dict[str, Standing]) -> list[Standing]:
+    """Standings order: by the fitted μ (to 6 decimals, so that bots the fit cannot tell
+    apart fall to the next key), then wins, ties, name and content hash: total and
+    deterministic."""
     def key(s: Standing) -> tuple[Any, ...]:
-        primary = -(s.ordinal or 0.0) if rated else 0.0
-        return primary, -s.wins, -s.ties, s.losses, s.name, s.sha256
+        return -round(s.mu or 0.0, 6), -s.wins, -s.ties, s.losses, s.name, s.sha256
     return sorted(bots.values(), key=key)
