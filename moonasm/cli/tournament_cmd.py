@@ -2,9 +2,10 @@
 
 Each group of --players bots (default 2) plays --games games (default 100), the seat order
 rotated from game to game. Bots are rated by a maximum-likelihood Plackett-Luce fit of all the
-games at once (equal scores share a rank), and the standings are ordered by the fitted mu. Each game's seed comes from --seed and the game's identity,
-so the same bots, options and seed give the same results, standings and store with any --jobs,
-on a Dask cluster (--scheduler) and after --resume.
+games at once (equal scores share a rank), and the standings are ordered by the fitted mu.
+Each game's seed comes from --seed and the game's identity, so the same bots, options and seed
+give the same results, standings and store with any --jobs, on a Dask cluster (--scheduler)
+and after --resume.
 
 --out DIR (default tournament-out/) receives results.sqlite (every game's seed, seats, scores,
 rounds and faults, each fault with its statement and machine state; a compressed log of every
