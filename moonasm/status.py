@@ -30,6 +30,7 @@ class ExitStatus(IntEnum):
     USAGE = 2
     INVALID = 3
     FAULT = 4
+    INTERRUPTED = 130  # the shell's number for a command stopped by Ctrl-C (SIGINT)
 
 
 # What each status means wherever a command gives it no meaning of its own.
@@ -39,6 +40,7 @@ MEANINGS: dict[ExitStatus, str] = {
     ExitStatus.USAGE: "usage error: a bad option or value, a file that cannot be read",
     ExitStatus.INVALID: "invalid program (syntax or static check)",
     ExitStatus.FAULT: "runtime fault",
+    ExitStatus.INTERRUPTED: "stopped by Ctrl-C; what was done is kept",
 }
 
 # The commands that give a status a meaning of their own, command by command.
@@ -52,6 +54,8 @@ COMMAND_MEANINGS: dict[str, dict[ExitStatus, str]] = {
                ExitStatus.NOT_REACHED: "`--verify`: the game played again differs",
                ExitStatus.INVALID: "the file is not a valid game log"},
     "solve": {ExitStatus.NOT_REACHED: "no program reaches the goal within the rules"},
+    "tournament": {ExitStatus.INTERRUPTED: "the games stored so far are kept; --resume "
+                   "plays the rest"},
     "repl": {ExitStatus.INVALID: "piped: the first input that failed was refused",
              ExitStatus.FAULT: "piped: the first input that failed faulted"},
 }

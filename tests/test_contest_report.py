@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import shutil
@@ -13,6 +12,8 @@ from typing import Any
 
 import pytest
 from conftest import EXAMPLES, run_subprocess
+
+from moonasm.contest.store import Store
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
@@ -92,9 +93,10 @@ def test_stepping_the_viewer_shows_the_registers_of_the_log(tournament, browser)
 
     out, _ = tournament
     browser.get((out / "report.html").as_uri())
-    db = sqlite3.connect(out / "results.sqlite")
-    log = gzip.decompress(db.execute(
-        "SELECT log FROM logs WHERE grp = 0 AND idx = 0").fetchone()[0]).decode()
+    store = Store(out / "results.sqlite")
+    log = store.log(0, 0)
+    store.close()
+    assert log is not None
     turns = [e for e in map(json.loads, log.splitlines()[1:]) if e["event"] == "turn"]
     assert turns
     next_turn = browser.find_element(By.ID, "nextturn")

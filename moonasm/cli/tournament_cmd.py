@@ -20,12 +20,20 @@ status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid
 from __future__ import annotations
 
 import argparse
+import contextlib
+import sqlite3
+import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
 from moonasm.status import ExitStatus
+
+if TYPE_CHECKING:
+    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.schedule import GameSpec
 
 STORE = "results.sqlite"
 REPORT = "report.html"
@@ -55,8 +63,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.contest import contest, execute, schedule
-    from moonasm.contest.runner import GameRecord, options_json
-    from moonasm.contest.store import Store
+    from moonasm.contest.store import Store, StoreBusy
+    from moonasm.game.options import to_json
 
     out = Path(args.out)
     path = out / STORE
@@ -72,7 +80,7 @@ def main(args: argparse.Namespace) -> int:
         if stored is not None and args.seed is None:
             args.seed = stored["seed"]
         setup = contest_args.setup(args, args.bots, args.players)
-        settings = {"options": options_json(setup.options), "seed": setup.seed,
+        settings = {"options": to_json(setup.options, args.players), "seed": setup.seed,
                     "players": args.players, "games": args.games,
                     "bots": sorted(e.key for e in setup.entrants)}
         if stored is not None and stored != settings:
@@ -85,13 +93,27 @@ def main(args: argparse.Namespace) -> int:
         return contest_args.fail_unplayed(
             setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} valid "
             f"bots; a game needs {args.players}")
-    out.mkdir(parents=True, exist_ok=True)
-    store = Store(path)
+    made_dir = not out.exists()
+    fresh = not path.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        store = Store(path)
+    except (OSError, sqlite3.DatabaseError) as e:
+        return fail_usage(f"cannot write the store '{path}': {e}")
+    try:
+        store.lock()
+        if fresh and store.meta() is not None:
+            raise StoreBusy(f"'{path}' was created by another tournament just now; choose "
+                            "another --out")
+    except StoreBusy as e:
+        store.close()
+        return fail_usage(str(e))
     store.set_meta(settings)
     store.add_bots(setup.entrants, setup.rejected)
     specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
                                 setup.seed)
-    done = store.played()
+    earlier = _belonging(store.games(), specs) if not fresh else []
+    done = {r.key for r in earlier}
     todo = [s for s in specs if s.key not in done]
     where = execute.Where(args.jobs, getattr(args, "scheduler", None))
     try:
@@ -101,13 +123,22 @@ def main(args: argparse.Namespace) -> int:
                 advance(batch)
 
             started = time.perf_counter()
-            played = contest.play(setup, todo, where, log=True, on_batch=keep)
+            played = contest.play(setup, todo, where, on_batch=keep)
             wall = time.perf_counter() - started
     except RuntimeError as e:  # no Dask, or the cluster could not be reached
         store.close()
+        if fresh:
+            _discard(path, made_dir)
         return fail_usage(str(e))
+    except KeyboardInterrupt:
+        count = len(_belonging(store.games(), specs))
+        store.close()
+        print(f"\nmoonasm tournament: interrupted: {count} of {len(specs)} games are stored "
+              f"in '{path}'; the same command with --resume plays the rest",
+              file=sys.stderr)
+        return ExitStatus.INTERRUPTED
     # a resumed tournament's earlier games are in the store; a fresh one's are all just played
-    records = store.games() if done else played.records
+    records = sorted(earlier + played.records, key=lambda r: r.key)
     table = contest.standings_of(setup, records)
     from moonasm.contest.report import write_report
 
@@ -123,10 +154,34 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _stored_settings(path: Path) -> dict[str, object] | None:
-    from moonasm.contest.store import Store
+    """The settings of the tournament stored at `path`; UsageError for a damaged or foreign
+    store."""
+    from moonasm.contest.store import StoreError, open_store
 
-    store = Store(path)
+    try:
+        store = open_store(path)
+    except StoreError as e:
+        raise UsageError(f"--resume: {e}") from None
     try:
         return store.meta()
+    except sqlite3.DatabaseError as e:
+        raise UsageError(f"--resume: '{path}' is damaged: {e}") from None
     finally:
         store.close()
+
+
+def _belonging(records: list[GameRecord], specs: list[GameSpec]) -> list[GameRecord]:
+    """The stored games the tournament's schedule has, with their scheduled seats and seed:
+    a row added by hand, or left by another tournament, is not counted."""
+    scheduled = {s.key: s for s in specs}
+    return [r for r in records if (s := scheduled.get(r.key)) is not None
+            and r.seed == s.seed and r.seats == s.seats]
+
+
+def _discard(path: Path, made_dir: bool) -> None:
+    """Remove a store this run created but could not fill (and the --out it made)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    if made_dir:
+        with contextlib.suppress(OSError):
+            path.parent.rmdir()

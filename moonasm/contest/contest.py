@@ -45,7 +45,7 @@ class Played:
     cpu: float
 
 
-def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool = False,
+def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *,
          on_batch: Callable[[list[GameRecord]], None] | None = None) -> Played:
     """Play `specs`.
 
@@ -55,7 +55,8 @@ def play(setup: Setup, specs: list[GameSpec], where: execute.Where, *, log: bool
     entrants = setup.by_key()
     sources = {key: e.source for key, e in entrants.items()}
     names = {key: e.name for key, e in entrants.items()}
-    payloads = [runner.payload(setup.options, sources, names, specs[r.start:r.stop], log)
+    payloads = [runner.payload(setup.options, setup.players, sources, names,
+                               specs[r.start:r.stop])
                 for r in execute.batches(len(specs), batch)]
     records: list[GameRecord] = []
     cpu = 0.0

@@ -66,14 +66,44 @@ def _records(text: str) -> Batch:
     return Batch([GameRecord.from_line(line) for line in games], json.loads(trailer)["cpu"])
 
 
+def die_with(contest: int) -> None:
+    """A worker's initializer: end this process when the contest's process `contest` (its
+    parent) ends, even by SIGKILL — a killed tournament must not leave its workers playing
+    for nobody. Linux's parent-death signal does it at once; a thread watching the parent's
+    pid does it within a second everywhere else."""
+    import signal
+    import threading
+    import time
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != contest:  # it died before the signal was asked for
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == contest:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
+
+
 def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    # forkserver: workers start from a clean interpreter, not a copy of a parent that may
-    # hold threads (a progress bar) or large state.
-    context = multiprocessing.get_context("forkserver")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(payloads)), mp_context=context) as pool:
+    # spawn: workers start from a clean interpreter, not a copy of a parent that may hold
+    # threads (a progress bar) or large state; and they are the contest's own children, so
+    # they can die with it (a forkserver would outlive a killed contest, and its workers with
+    # it).
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(payloads)), mp_context=context,
+                             initializer=die_with, initargs=(os.getpid(),)) as pool:
         pending = {pool.submit(play_batch, text) for text in payloads}
         try:
             while pending:

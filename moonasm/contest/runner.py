@@ -16,7 +16,6 @@ once.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -71,7 +70,6 @@ class GameRecord:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     faults: tuple[FaultRecord, ...]
-    log: bytes | None = None  # the game's log (JSON Lines), gzip-compressed, when asked for
 
     @property
     def key(self) -> tuple[int, int]:
@@ -82,8 +80,6 @@ class GameRecord:
             "g": self.group, "i": self.index, "seed": self.seed, "seats": list(self.seats),
             "result": self.result, "rounds": self.rounds, "scores": list(self.scores),
             "winners": list(self.winners), "faults": [f.to_json() for f in self.faults]}
-        if self.log is not None:
-            obj["log"] = base64.b64encode(self.log).decode("ascii")
         return json.dumps(obj, separators=(",", ":"))
 
     @classmethod
@@ -91,34 +87,20 @@ class GameRecord:
         o = json.loads(line)
         return cls(o["g"], o["i"], o["seed"], tuple(o["seats"]), o["result"], o["rounds"],
                    tuple(o["scores"]), tuple(o["winners"]),
-                   tuple(FaultRecord.from_json(f) for f in o["faults"]),
-                   base64.b64decode(o["log"]) if "log" in o else None)
+                   tuple(FaultRecord.from_json(f) for f in o["faults"]))
 
 
-def options_json(options: GameOptions) -> dict[str, Any]:
-    """Game options as a payload carries them (the seed is each game's own)."""
-    obj = dataclasses.asdict(options)
-    obj["levels"] = list(options.levels)
-    obj["hackers"] = {str(seat): kind for seat, kind in sorted(options.hackers.items())}
-    return obj
+def payload(options: GameOptions, players: int, sources: dict[str, str],
+            names: dict[str, str], games: list[GameSpec]) -> str:
+    """A batch as JSON text: the options as every format writes them
+    (`moonasm.game.options.to_json`), and only the bots its games seat."""
+    from moonasm.game.options import to_json
 
-
-def options_from_json(obj: dict[str, Any]) -> GameOptions:
-    from moonasm.game.engine import GameOptions
-
-    return GameOptions(**{**obj, "levels": tuple(obj["levels"]),
-                          "hackers": {int(s): k for s, k in obj["hackers"].items()}})
-
-
-def payload(options: GameOptions, sources: dict[str, str], names: dict[str, str],
-            games: list[GameSpec], log: bool = False) -> str:
-    """A batch as JSON text: only the bots its games seat travel with it."""
     used = sorted({sha for spec in games for sha in spec.seats})
     return json.dumps({
-        "options": options_json(options),
+        "options": to_json(options, players), "players": players,
         "bots": {sha: [names[sha], sources[sha]] for sha in used},
         "games": [[s.group, s.index, list(s.seats), s.seed] for s in games],
-        "log": log,
     }, separators=(",", ":"))
 
 
@@ -155,9 +137,11 @@ def play_records(text: str) -> tuple[list[GameRecord], float]:
     and their JSON Lines, for workers."""
     import time
 
+    from moonasm.game.options import from_json
+
     started = time.process_time()
     obj = json.loads(text)
-    options = options_from_json(obj["options"])
+    options = from_json(obj["options"], obj["players"])
     bots: dict[str, list[str]] = obj["bots"]
     programs = {sha: program_of(sha, source, options.bits) for sha, (_name, source) in
                 bots.items()}
@@ -165,32 +149,21 @@ def play_records(text: str) -> tuple[list[GameRecord], float]:
     for group, index, seats, seed in obj["games"]:
         spec = GameSpec(group, index, tuple(seats), seed)
         names = [bots[sha][0] for sha in spec.seats]
-        records.append(play_game(options, spec, [programs[sha] for sha in spec.seats], names,
-                                 log=obj["log"]))
+        records.append(play_game(options, spec, [programs[sha] for sha in spec.seats], names))
     return records, time.process_time() - started
 
 
 def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
-              names: list[str], *, log: bool = False) -> GameRecord:
-    """One game, its faults recorded with the machine state each fault met (the state the
-    faulting statement left: a fault undoes it)."""
+              names: list[str]) -> GameRecord:
+    """One game, unlogged, its faults recorded with the machine state each fault met (the
+    state the faulting statement left: a fault undoes it). Its log is not kept: the store
+    regenerates it from the seed, the options and the bots when someone asks
+    (`moonasm.contest.stored`)."""
     from moonasm.game import events as ev
     from moonasm.game.engine import Game
 
-    opts = dataclasses.replace(options, seed=spec.seed)
+    game = Game(dataclasses.replace(options, seed=spec.seed), names)
     faults: list[FaultRecord] = []
-    stream = None
-    if log:
-        import io
-
-        from moonasm.game.log import start_logged
-
-        stream = io.StringIO()
-        players = [{"seat": seat, "name": name, "file": f"{sha}.masm", "sha256": sha}
-                   for seat, (name, sha) in enumerate(zip(names, spec.seats, strict=True), 1)]
-        game, writer = start_logged(stream, opts, players)
-    else:
-        game = Game(opts, names)
     m, st = game.machine, game.state
     while not st.finished:  # Game.play, with each turn's fault taken as it happens
         seat = st.seat
@@ -202,20 +175,8 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
                     seat, game.round, f.kind, f.message, f.line, f.column, f.statement,
                     tuple(m.regs), m.ram[seat], None if m.power == float("inf") else int(m.power)))
         game.end_turn()
-    if stream is not None:
-        writer.flush()  # the log is in memory: written once, when the game is over
     result = game.result()
     players = result["players"]
     return GameRecord(
         spec.group, spec.index, spec.seed, spec.seats, result["result"], result["rounds"],
-        tuple(p["solved"] for p in players), tuple(result["winners"]), tuple(faults),
-        None if stream is None else compress(stream.getvalue()))
-
-
-def compress(log: str) -> bytes:
-    """A game's log as the store keeps it: gzip at level 1 (fast; logs are repetitive) with no
-    timestamp, so the same game always gives the same bytes. Compressed where the game was
-    played, so that workers, not the process that stores the results, pay for it."""
-    import gzip
-
-    return gzip.compress(log.encode("ascii"), compresslevel=1, mtime=0)
+        tuple(p["solved"] for p in players), tuple(result["winners"]), tuple(faults))

@@ -10,8 +10,10 @@ Tables:
   order), result, rounds, scores and winners.
 * `faults` — every fault of every game with its seat, bot, round, kind, message, line, column,
   statement and the machine state it met (registers, own RAM, power left).
-* `logs` — each game's log (JSON Lines), gzip-compressed where the game was played
-  (`runner.compress`: a fixed timestamp, so the same game gives the same bytes).
+
+No game's log is kept: a game is fully determined by its seed, the options and the bots,
+which the store has, so `log` regenerates it on demand (`moonasm.contest.stored`), byte for
+byte what `moonasm play --log` writes. Logs were 87 % of a store.
 
 A batch of games is written in one transaction, so a tournament killed at any moment leaves a
 store holding whole batches only; `--resume` plays just the games it lacks. `dump` gives the
@@ -21,15 +23,17 @@ whatever order the games were played or stored in.
 
 from __future__ import annotations
 
-import gzip
 import json
 import sqlite3
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.entrants import Entrant, Rejected
 from moonasm.contest.runner import FaultRecord, GameRecord
+
+if TYPE_CHECKING:
+    from moonasm.game.options import GameOptions
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -46,16 +50,69 @@ CREATE TABLE IF NOT EXISTS faults (
     bot TEXT NOT NULL, round INTEGER NOT NULL, kind TEXT NOT NULL, message TEXT NOT NULL,
     line INTEGER, col INTEGER, statement TEXT, registers TEXT NOT NULL, ram INTEGER NOT NULL,
     power INTEGER, PRIMARY KEY (grp, idx, n));
-CREATE TABLE IF NOT EXISTS logs (
-    grp INTEGER NOT NULL, idx INTEGER NOT NULL, log BLOB NOT NULL, PRIMARY KEY (grp, idx));
 """
 
 
-class Store:
-    """An open results store."""
+# The store file of a tournament's --out directory and of a hill's directory.
+STORE_NAMES = ("results.sqlite", "hill.sqlite")
+_TABLES = {"meta", "bots", "rejected", "games", "faults"}
 
-    def __init__(self, path: Path):
+
+class StoreError(Exception):
+    """A store that cannot be used: missing, damaged, or not a moonasm store. The message
+    names the file."""
+
+
+def find_store(path: Path) -> Path:
+    """The store a user named: a store file, or a tournament's or a hill's directory."""
+    if path.is_dir():
+        for name in STORE_NAMES:
+            if (path / name).is_file():
+                return path / name
+        raise StoreError(f"'{path}' holds no store (no {' or '.join(STORE_NAMES)}): give a "
+                         "tournament's --out directory, a hill's directory or a store file")
+    if not path.exists():
+        raise StoreError(f"'{path}': no such file or directory")
+    return path
+
+
+def open_store(path: Path) -> Store:
+    """An existing store, opened to read: StoreError when it is missing, damaged or not a
+    moonasm store (another SQLite file, any other file)."""
+    file = find_store(path)
+    try:
+        with open(file, "rb") as f:
+            magic = f.read(16)
+    except OSError as e:
+        raise StoreError(f"cannot read '{file}': {e.strerror or e}") from None
+    if magic != b"SQLite format 3\x00":
+        raise StoreError(f"'{file}' is not a moonasm store (not an SQLite database)")
+    try:
+        store = Store(file, read_only=True)
+        tables = {name for (name,) in store.db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not _TABLES <= tables:
+            store.close()
+            raise StoreError(f"'{file}' is not a moonasm store (it lacks the tables "
+                             f"{', '.join(sorted(_TABLES - tables))})")
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"'{file}' is damaged or not a moonasm store: {e}") from None
+    return store
+
+
+class StoreBusy(StoreError):
+    """Another process is writing the store."""
+
+
+class Store:
+    """An open results store. A writer takes `lock()` first: one contest at a time writes a
+    store (two tournaments given the same --out would mix their games)."""
+
+    def __init__(self, path: Path, read_only: bool = False):
         self.path = path
+        if read_only:
+            self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            return
         self.db = sqlite3.connect(path)
         # Write-ahead logging: a batch's transaction appends to the log instead of rewriting
         # pages and syncing twice; a killed process still keeps every committed batch
@@ -64,8 +121,24 @@ class Store:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.executescript(SCHEMA)
 
+    def lock(self) -> None:
+        """Hold the store for this process until it closes it (an advisory lock on the file:
+        it dies with the process, however the process ends); StoreBusy if another holds it."""
+        import fcntl
+
+        self._lock = open(self.path, "rb")  # noqa: SIM115 (closed by close)
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock.close()
+            raise StoreBusy(f"another moonasm process is writing '{self.path}': wait for it "
+                            "to finish, or choose another --out") from None
+
     def close(self) -> None:
         self.db.close()
+        lock = getattr(self, "_lock", None)
+        if lock is not None:
+            lock.close()
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -105,7 +178,7 @@ class Store:
         return {(g, i) for g, i in self.db.execute("SELECT grp, idx FROM games")}
 
     def add_games(self, records: Iterable[GameRecord]) -> None:
-        """Write a batch of games, their faults and logs in one transaction."""
+        """Write a batch of games and their faults in one transaction."""
         records = list(records)
         with self.db:
             self.db.executemany(
@@ -117,16 +190,14 @@ class Store:
                 [(r.group, r.index, n, f.seat, r.seats[f.seat - 1], f.round, f.kind, f.message,
                   f.line, f.column, f.statement, json.dumps(f.registers), f.ram, f.power)
                  for r in records for n, f in enumerate(r.faults)])
-            self.db.executemany("INSERT OR REPLACE INTO logs VALUES (?, ?, ?)",
-                                [(r.group, r.index, r.log) for r in records
-                                 if r.log is not None])
 
     def games(self, where: str = "", params: tuple[Any, ...] = ()) -> list[GameRecord]:
-        """Stored games in canonical order, with their faults (not their logs)."""
+        """Stored games in canonical order, with their faults; `where` a condition on the
+        games' `grp` and `idx` (e.g. "WHERE grp = ? AND idx = ?")."""
         faults: dict[tuple[int, int], list[FaultRecord]] = {}
         for row in self.db.execute(
                 "SELECT grp, idx, seat, round, kind, message, line, col, statement, "
-                "registers, ram, power FROM faults ORDER BY grp, idx, n"):
+                f"registers, ram, power FROM faults {where} ORDER BY grp, idx, n", params):
             faults.setdefault((row[0], row[1]), []).append(FaultRecord(
                 row[2], row[3], row[4], row[5], row[6], row[7], row[8],
                 tuple(json.loads(row[9])), row[10], row[11]))
@@ -138,16 +209,35 @@ class Store:
                            tuple(faults.get((g, i), ())))
                 for g, i, seed, seats, result, rounds, scores, winners in rows]
 
-    def log(self, group: int, index: int) -> str | None:
-        row = self.db.execute("SELECT log FROM logs WHERE grp = ? AND idx = ?",
-                              (group, index)).fetchone()
-        return None if row is None else gzip.decompress(row[0]).decode("ascii")
+    def game(self, group: int, index: int) -> GameRecord | None:
+        """One stored game, or None."""
+        found = self.games("WHERE grp = ? AND idx = ?", (group, index))
+        return found[0] if found else None
+
+    def options(self) -> tuple[GameOptions, int]:
+        """The contest's game options and players a game, as its settings record them."""
+        from moonasm.game.options import from_json
+
+        meta = self.meta() or {}
+        players = int(meta.get("players", 2))
+        return from_json(meta.get("options", {"mode": "versus"}), players), players
+
+    def log(self, group: int, index: int, cwd: str | None = None) -> str | None:
+        """The log of a stored game, regenerated (`moonasm.contest.stored.game_log`); None
+        when there is no such game."""
+        from moonasm.contest.stored import game_log
+
+        record = self.game(group, index)
+        if record is None:
+            return None
+        options, _players = self.options()
+        return game_log(options, record, {e.key: e for e in self.bots()}, cwd)
 
     def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every table's rows in canonical order: two stores are the same when their dumps
         are equal."""
         orders = {"meta": "key", "bots": "key", "rejected": "file", "games": "grp, idx",
-                  "faults": "grp, idx, n", "logs": "grp, idx"}
+                  "faults": "grp, idx, n"}
         return {table: list(self.db.execute(f"SELECT * FROM {table} ORDER BY {order}"))
                 for table, order in orders.items()}
 

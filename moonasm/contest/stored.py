@@ -1,0 +1,92 @@
+"""A stored game seen again: its identity as people write it, its bots' files, its log.
+
+A contest keeps no logs (`moonasm.contest.store`): a game is fully determined by its seed,
+the options and the bots. `game_log` plays it again, logged, into the very bytes
+`moonasm play --log` writes for the same bot files and seed — `bot_files` names each seat's
+file as the log header names it: the file name the bot was submitted under, with the start
+of its content hash added when two seats' files share a name. `outcome_differs` compares a
+game played again with what the store says of it (`moonasm replay STORE --game ID --verify`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from moonasm.contest.entrants import Entrant
+    from moonasm.contest.runner import GameRecord
+    from moonasm.game.options import GameOptions
+
+
+def game_id(record: GameRecord) -> str:
+    """A stored game's identity as the report, `--json` and `moonasm games` print it."""
+    return f"{record.group}:{record.index}"
+
+
+def parse_game_id(text: str) -> tuple[int, int]:
+    """`GROUP:INDEX` (e.g. `4:1`) as two numbers; ValueError with the reason."""
+    group, colon, index = text.partition(":")
+    if not colon or not group.isdigit() or not index.isdigit():
+        raise ValueError(f"'{text}' is not a game id: GROUP:INDEX, as `moonasm games` "
+                         "lists them (e.g. 4:1)")
+    return int(group), int(index)
+
+
+def bot_files(record: GameRecord, bots: Mapping[str, Entrant]) -> list[str]:
+    """Each seat's bot file name, as a log header names it (unique within the game)."""
+    names = [PurePath(bots[key].file).name or "bot.masm" for key in record.seats]
+    out = []
+    for name, key in zip(names, record.seats, strict=True):
+        if names.count(name) > 1 and len(set(record.seats)) > 1:
+            stem = name[:-5] if name.endswith(".masm") else name
+            name = f"{stem}-{bots[key].sha256[:8]}.masm"
+        out.append(name)
+    return out
+
+
+def game_log(options: GameOptions, record: GameRecord, bots: Mapping[str, Entrant],
+             cwd: str | None = None) -> str:
+    """The game's log, played again: what `moonasm play FILES --seed SEED --log` writes in
+    the directory `cwd` (default the current one) holding the bots as `bot_files` names them,
+    with the contest's options."""
+    from moonasm.contest.runner import program_of
+    from moonasm.game.log import start_logged
+
+    opts = dataclasses.replace(options, seed=record.seed)
+    players = [{"seat": seat, "name": bots[key].name, "file": file,
+                "sha256": bots[key].sha256}
+               for seat, (key, file) in enumerate(zip(record.seats, bot_files(record, bots),
+                                                       strict=True), 1)]
+    stream = io.StringIO()
+    game, writer = start_logged(stream, opts, players, cwd)
+    try:
+        game.play([program_of(key, bots[key].source, opts.bits) for key in record.seats])
+    finally:
+        writer.flush()
+    return stream.getvalue()
+
+
+def replayed(options: GameOptions, record: GameRecord,
+             bots: Mapping[str, Entrant]) -> GameRecord:
+    """The game played again from its seed and the stored sources, as the contest records
+    games."""
+    from moonasm.contest.runner import play_game, program_of
+    from moonasm.contest.schedule import GameSpec
+
+    spec = GameSpec(record.group, record.index, record.seats, record.seed)
+    return play_game(options, spec, [program_of(k, bots[k].source, options.bits)
+                                     for k in record.seats],
+                     [bots[k].name for k in record.seats])
+
+
+def outcome_differs(stored: GameRecord, again: GameRecord) -> str | None:
+    """What differs between a stored game and the same game played again, or None."""
+    for what in ("result", "rounds", "scores", "winners", "faults"):
+        if getattr(stored, what) != getattr(again, what):
+            return (f"the store says {what} {getattr(stored, what)!r}, the bots play "
+                    f"{getattr(again, what)!r}")
+    return None
