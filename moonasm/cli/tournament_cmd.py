@@ -20,6 +20,7 @@ status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -54,79 +55,133 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.contest import contest, execute, schedule
-    from moonasm.contest.runner import GameRecord, options_json
-    from moonasm.contest.store import Store
+    from moonasm.contest import execute
+    from moonasm.contest.integrity import StoreError
 
     out = Path(args.out)
     path = out / STORE
+    run = _Run(args, path)
     try:
+        return run.main()
+    except UsageError as e:
+        return fail_usage(str(e), e.file)
+    except StoreError as e:
+        return fail_usage(str(e), str(path))
+    except RuntimeError as e:  # no Dask, or the cluster could not be reached
+        return fail_usage(str(e))
+    finally:
+        if run.store is not None:
+            run.store.close()
+        if run.where is not None:
+            execute.disconnect(run.where)
+
+
+class _Run:
+    """One `moonasm tournament` call: the store it holds (locked) and the cluster it is
+    connected to, which `main` lets go of however the call ends."""
+
+    def __init__(self, args: argparse.Namespace, path: Path):
+        from moonasm.contest import execute
+        from moonasm.contest.store import Store
+
+        self.args, self.path = args, path
+        self.store: Store | None = None
+        self.where: execute.Where | None = None
+
+    def main(self) -> int:
+        from moonasm.contest import contest, execute, integrity, schedule
+        from moonasm.contest.runner import GameRecord, options_json
+        from moonasm.contest.store import Store
+
+        args, path, out = self.args, self.path, self.path.parent
         if not 1 <= args.players <= 4:
             raise UsageError(f"a game has 1-4 players, not {args.players}")
-        if path.exists() and not args.resume:
-            raise UsageError(f"'{path}' already exists: add --resume to continue that "
-                             "tournament, or choose another --out")
-        if args.resume and not path.exists():
-            raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
-        stored = _stored_settings(path) if args.resume else None
-        if stored is not None and args.seed is None:
-            args.seed = stored["seed"]
+        stored = None
+        if args.resume:
+            if not path.exists():
+                raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
+            integrity.check_file(path)
+            self.store = Store(path)  # locked: refused while another process writes it
+            stored = integrity.settings_of(self.store, "tournament")
+            if args.seed is None:
+                args.seed = stored.get("seed")
+        elif path.exists() or path.is_symlink():
+            raise UsageError(_exists(path), str(path))
         setup = contest_args.setup(args, args.bots, args.players)
-        settings = {"options": options_json(setup.options), "seed": setup.seed,
-                    "players": args.players, "games": args.games,
+        settings = {"contest": "tournament", "options": options_json(setup.options),
+                    "seed": setup.seed, "players": args.players, "games": args.games,
                     "bots": sorted(e.key for e in setup.entrants)}
         if stored is not None and stored != settings:
             raise UsageError(f"--resume: '{path}' holds a tournament with other bots or "
-                             "options; give the same ones, or choose another --out")
-    except UsageError as e:
-        return fail_usage(str(e))
-    contest_args.report_rejected(setup, args.json)
-    if len(setup.entrants) < args.players:
-        return contest_args.fail_unplayed(
-            setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} valid "
-            f"bots; a game needs {args.players}")
-    out.mkdir(parents=True, exist_ok=True)
-    store = Store(path)
-    store.set_meta(settings)
-    store.add_bots(setup.entrants, setup.rejected)
-    specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
-                                setup.seed)
-    done = store.played()
-    todo = [s for s in specs if s.key not in done]
-    where = execute.Where(args.jobs, getattr(args, "scheduler", None))
-    try:
-        with contest_args.progress(len(todo), args.json) as advance:
-            def keep(batch: list[GameRecord]) -> None:
-                store.add_games(batch)
-                advance(batch)
+                             "options; give the same ones, or choose another --out", str(path))
+        contest_args.report_rejected(setup, args.json)
+        if len(setup.entrants) < args.players:
+            return contest_args.fail_unplayed(
+                setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} "
+                f"valid bots; a game needs {args.players}")
+        # Reach the cluster before anything is written: a failed start leaves nothing behind.
+        self.where = execute.connect(execute.Where(args.jobs, getattr(args, "scheduler", None)))
+        if self.store is None:
+            out.mkdir(parents=True, exist_ok=True)
+            try:
+                self.store = Store(path, new=True)
+            except integrity.StoreExists:
+                raise UsageError(_exists(path), str(path)) from None
+            self.store.set_meta(settings)
+            self.store.add_bots(setup.entrants, setup.rejected)
+        store = self.store
+        specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
+                                    setup.seed)
+        by_key = {s.key: s for s in specs}
+        done, _others = integrity.belonging(integrity.read_games(store), by_key, args.players)
+        played_keys = {r.key for r in done}
+        todo = [s for s in specs if s.key not in played_keys]
+        try:
+            with contest_args.progress(len(todo), args.json) as advance:
+                def keep(batch: list[GameRecord]) -> None:
+                    store.add_games(batch)
+                    advance(batch)
 
-            started = time.perf_counter()
-            played = contest.play(setup, todo, where, log=True, on_batch=keep)
-            wall = time.perf_counter() - started
-    except RuntimeError as e:  # no Dask, or the cluster could not be reached
-        store.close()
-        return fail_usage(str(e))
-    # a resumed tournament's earlier games are in the store; a fresh one's are all just played
-    records = store.games() if done else played.records
-    table = contest.standings_of(setup, records, rated=True)
-    from moonasm.contest.report import write_report
+                started = time.perf_counter()
+                played = contest.play(setup, todo, self.where, log=True, on_batch=keep)
+                wall = time.perf_counter() - started
+        except KeyboardInterrupt:
+            self._interrupted(len(specs))
+            raise
+        records, others = integrity.belonging(integrity.read_games(store), by_key,
+                                              args.players)
+        if others:
+            print(f"moonasm tournament: warning: '{path}' holds {others} game"
+                  f"{'s' if others != 1 else ''} that "
+                  f"{'do' if others != 1 else 'does'} not belong to this tournament "
+                  "(not counted)", file=sys.stderr)
+        table = contest.standings_of(setup, records, rated=True)
+        from moonasm.contest.report import write_report
 
-    write_report(out / REPORT, setup, table, records)
-    store.close()
-    contest_args.print_standings(setup, len(records), table, True, args.json,
-                                 f" of {args.players} players, seed {setup.seed}")
-    if not args.json:
-        print(f"played {len(played.records)} games in {wall:.1f} s, "
-              f"{played.cpu:.1f} s of CPU where they ran")
-        print(f"store: {path}\nreport: {out / REPORT}")
-    return ExitStatus.OK
+        write_report(out / REPORT, setup, table, records)
+        contest_args.print_standings(setup, len(records), table, True, args.json,
+                                     f" of {args.players} players, seed {setup.seed}")
+        if not args.json:
+            print(f"played {len(played.records)} games in {wall:.1f} s, "
+                  f"{played.cpu:.1f} s of CPU where they ran")
+            print(f"store: {path}\nreport: {out / REPORT}")
+        return ExitStatus.OK
+
+    def _interrupted(self, total: int) -> None:
+        """Ctrl-C: say what the store keeps and how to go on (one JSON object under --json);
+        `moonasm.cli.main` then exits with status 130."""
+        from moonasm.cli.common import print_failure
+
+        assert self.store is not None
+        stored = self.store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        message = (f"interrupted: {stored} of {total} games are stored in '{self.path}'; "
+                   "run the same command with --resume to play the rest")
+        print(f"moonasm tournament: {message}", file=sys.stderr)
+        if self.args.json:
+            print_failure([{"file": str(self.path), "line": None, "column": None,
+                            "severity": "error", "kind": "interrupted", "message": message}])
 
 
-def _stored_settings(path: Path) -> dict[str, object] | None:
-    from moonasm.contest.store import Store
-
-    store = Store(path)
-    try:
-        return store.meta()
-    finally:
-        store.close()
+def _exists(path: Path) -> str:
+    return (f"'{path}' already exists: add --resume to continue that tournament, or choose "
+            "another --out")

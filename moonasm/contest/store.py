@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from moonasm.contest.entrants import Entrant, Rejected
+from moonasm.contest.integrity import StoreLock
 from moonasm.contest.runner import FaultRecord, GameRecord
 
 SCHEMA = """
@@ -54,18 +55,27 @@ CREATE TABLE IF NOT EXISTS logs (
 class Store:
     """An open results store."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, new: bool = False):
+        """Open the store at `path` to write it (created if missing; with `new` it must not
+        exist), holding its lock (`integrity.StoreLock`) until `close`: StoreError when
+        another process writes it."""
         self.path = path
+        self.lock = StoreLock(path, new)
         self.db = sqlite3.connect(path)
-        # Write-ahead logging: a batch's transaction appends to the log instead of rewriting
-        # pages and syncing twice; a killed process still keeps every committed batch
-        # (a power cut may lose the last few, which --resume plays again).
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
+        try:
+            # Write-ahead logging: a batch's transaction appends to the log instead of
+            # rewriting pages and syncing twice; a killed process still keeps every committed
+            # batch (a power cut may lose the last few, which --resume plays again).
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
+        self.lock.release()  # after SQLite's connection: see StoreLock.release
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -112,6 +122,9 @@ class Store:
                 "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.group, r.index, r.seed, json.dumps(r.seats), r.result, r.rounds,
                   json.dumps(r.scores), json.dumps(r.winners)) for r in records])
+            # a game played again (it did not belong: `integrity.belonging`) keeps no old fault
+            self.db.executemany("DELETE FROM faults WHERE grp = ? AND idx = ?",
+                                [r.key for r in records])
             self.db.executemany(
                 "INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.group, r.index, n, f.seat, r.seats[f.seat - 1], f.round, f.kind, f.message,
