@@ -55,8 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    import sqlite3
+
     from moonasm.contest import execute
-    from moonasm.contest.integrity import StoreError
+    from moonasm.contest.integrity import StoreError, damaged
 
     out = Path(args.out)
     path = out / STORE
@@ -67,6 +69,8 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage(str(e), e.file)
     except StoreError as e:
         return fail_usage(str(e), str(path))
+    except sqlite3.DatabaseError as e:  # met while the store is read or written
+        return fail_usage(str(damaged(path, e)), str(path))
     except RuntimeError as e:  # no Dask, or the cluster could not be reached
         return fail_usage(str(e))
     finally:
@@ -122,7 +126,10 @@ class _Run:
         # Reach the cluster before anything is written: a failed start leaves nothing behind.
         self.where = execute.connect(execute.Where(args.jobs, getattr(args, "scheduler", None)))
         if self.store is None:
-            out.mkdir(parents=True, exist_ok=True)
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise UsageError(f"cannot create '{out}': {e.strerror or e}", str(out)) from None
             try:
                 self.store = Store(path, new=True)
             except integrity.StoreExists:

@@ -131,8 +131,8 @@ def check_file(path: Path) -> None:
 
 def damaged(path: Path, error: Exception) -> StoreError:
     """The StoreError for a store that failed while being read or written."""
-    if isinstance(error, sqlite3.OperationalError) and "full" in str(error):
-        return StoreError(f"cannot write '{path}': {error}")
+    if isinstance(error, sqlite3.OperationalError):  # full disk, read-only file, I/O error
+        return StoreError(f"cannot use '{path}': {error}")
     return StoreError(f"'{path}' is damaged: {error}")
 
 

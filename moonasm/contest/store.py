@@ -60,7 +60,7 @@ class Store:
         exist), holding its lock (`integrity.StoreLock`) until `close`: StoreError when
         another process writes it."""
         self.path = path
-        self.lock = StoreLock(path, new)
+        self.lock: StoreLock | None = StoreLock(path, new)
         self.db = sqlite3.connect(path)
         try:
             # Write-ahead logging: a batch's transaction appends to the log instead of
@@ -75,7 +75,8 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
-        self.lock.release()  # after SQLite's connection: see StoreLock.release
+        if self.lock is not None:
+            self.lock.release()  # after SQLite's connection: see StoreLock.release
 
     # -- settings ---------------------------------------------------------------------------
 
