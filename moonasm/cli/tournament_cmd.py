@@ -13,8 +13,14 @@ game) and report.html (standings, cross-table, faults and a replay viewer: one f
 network). --resume continues a stopped tournament from its store, playing only the games it
 lacks; without it an existing store is refused.
 
+A store is written by one tournament at a time (a second is refused) and a damaged or
+foreign one is refused with a message naming it; stored games that do not belong to the
+tournament are not counted (docs/contests.md). Ctrl-C says how many games are stored and
+that --resume plays the rest.
+
 An invalid bot is listed with its diagnostics and takes no part; the others play on. Exit
-status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid bots.
+status: 0 the tournament was played, 2 usage error (a damaged, foreign or busy store
+included), 3 fewer than --players valid bots, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
