@@ -300,3 +300,24 @@ def test_a_cluster_that_cannot_be_reached_leaves_nothing_on_disk(tmp_path, cli) 
     assert not out.exists()
     again = cli("tournament", str(bots), *GAMES, "--out", str(out), "--jobs", "1", "--json")
     assert again.status == 0, again.err
+
+
+def test_a_hill_refuses_a_damaged_or_busy_store(tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+    hill = tmp_path / "hill"
+    hill.mkdir()
+    (hill / "hill.sqlite").write_bytes(b"SQLite format 3\x00" + b"\xff" * 1000)
+    result = cli("hill", str(hill), "--json")
+    _no_traceback(result)
+    assert result.status == 2
+    assert f"'{hill / 'hill.sqlite'}' is damaged" in result.err
+    assert result.json["ok"] is False and result.json["hill"] is None
+
+    (hill / "hill.sqlite").unlink()
+    held = Store(hill / "hill.sqlite")  # another process writing it, as far as a lock can tell
+    try:
+        busy = cli("hill", str(hill), "--add", str(BOTS / "builder.masm"), "--json")
+    finally:
+        held.close()
+    _no_traceback(busy)
+    assert busy.status == 2 and "is in use: another moonasm process" in busy.err
+    assert busy.json["diagnostics"][0]["file"] == str(hill / "hill.sqlite")

@@ -82,9 +82,12 @@ class StoreLock:
 
 def _lock(fd: int) -> None:
     """Lock `fd` exclusively without waiting: BlockingIOError if another process holds it."""
-    if sys.platform == "win32":  # a byte-range lock on the first byte
+    if sys.platform == "win32":
         import msvcrt
 
+        # Windows locks are mandatory: lock one byte far past anything SQLite reads or locks
+        # (its own lock bytes are at 1 GiB), so that only other writers are kept out.
+        os.lseek(fd, 1 << 40, os.SEEK_SET)
         try:
             msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
         except OSError:
