@@ -134,6 +134,35 @@ def test_a_damaged_or_foreign_store_is_a_clear_error(reference, tmp_path, cli, d
     assert diagnostic["file"] == str(store) and message in diagnostic["message"]
 
 
+def test_random_byte_flips_never_end_in_a_traceback(reference, tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
+    """Bytes flipped anywhere: a clear refusal, or (where SQLite and the checks cannot tell)
+    a tournament that counts only the games that belong; one JSON object either way."""
+    import random
+
+    rng = random.Random(15)
+    bots, out = _copy(reference, tmp_path)
+    pristine = (out / "results.sqlite").read_bytes()
+    statuses = set()
+    for case in range(30):
+        store = out / "results.sqlite"
+        data = bytearray(pristine)
+        for _ in range(rng.choice((1, 4, 32))):
+            data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        store.write_bytes(bytes(data))
+        result = _resume(cli, bots, out)
+        _no_traceback(result)
+        assert result.status in (0, 2), (case, result.err)
+        obj = result.json
+        if result.status == 0:
+            assert obj["games"] == 60
+        else:
+            assert f"'{store}'" in obj["diagnostics"][0]["message"], result.err
+        statuses.add(result.status)
+        for extra in ("results.sqlite-wal", "results.sqlite-shm"):
+            (out / extra).unlink(missing_ok=True)
+    assert statuses == {0, 2}
+
+
 def test_a_damaged_store_is_an_error_without_json_too(reference, tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
     bots, out = _copy(reference, tmp_path)
     (out / "results.sqlite").write_bytes(b"\x00" * 4096)

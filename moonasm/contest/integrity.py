@@ -187,4 +187,6 @@ def _well_formed(r: GameRecord, players: int) -> bool:
             and all(isinstance(s, int) and s >= 0 for s in r.scores)
             and all(isinstance(w, int) and 1 <= w <= players for w in r.winners)
             and len(set(r.winners)) == len(r.winners)
-            and all(1 <= f.seat <= players for f in r.faults))
+            and all(isinstance(f.seat, int) and 1 <= f.seat <= players
+                    and isinstance(f.round, int) and isinstance(f.kind, str)
+                    for f in r.faults))
