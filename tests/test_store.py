@@ -135,7 +135,7 @@ def test_a_damaged_or_foreign_store_is_a_clear_error(reference, tmp_path, cli, d
 
 
 def test_random_byte_flips_never_end_in_a_traceback(reference, tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
-    """Bytes flipped anywhere: a clear refusal, or (where SQLite and the checks cannot tell)
+    """Bytes flipped anywhere (ten seeded cases): a clear refusal, or (where SQLite and the checks cannot tell)
     a tournament that counts only the games that belong; one JSON object either way."""
     import random
 
@@ -143,7 +143,7 @@ def test_random_byte_flips_never_end_in_a_traceback(reference, tmp_path, cli) ->
     bots, out = _copy(reference, tmp_path)
     pristine = (out / "results.sqlite").read_bytes()
     statuses = set()
-    for case in range(30):
+    for case in range(10):
         store = out / "results.sqlite"
         data = bytearray(pristine)
         for _ in range(rng.choice((1, 4, 32))):
