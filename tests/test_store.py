@@ -135,8 +135,9 @@ def test_a_damaged_or_foreign_store_is_a_clear_error(reference, tmp_path, cli, d
 
 
 def test_random_byte_flips_never_end_in_a_traceback(reference, tmp_path, cli) -> None:  # type: ignore[no-untyped-def]
-    """Bytes flipped anywhere (ten seeded cases): a clear refusal, or (where SQLite and the checks cannot tell)
-    a tournament that counts only the games that belong; one JSON object either way."""
+    """Bytes flipped anywhere (ten seeded cases): a clear refusal, or (where SQLite and the
+    checks cannot tell) a tournament that counts only the games that belong; one JSON object
+    either way."""
     import random
 
     rng = random.Random(15)
@@ -350,3 +351,23 @@ def test_a_hill_refuses_a_damaged_or_busy_store(tmp_path, cli) -> None:  # type:
     _no_traceback(busy)
     assert busy.status == 2 and "is in use: another moonasm process" in busy.err
     assert busy.json["diagnostics"][0]["file"] == str(hill / "hill.sqlite")
+
+
+def test_ctrl_c_on_a_match_prints_one_json_object(tmp_path: Path) -> None:
+    import psutil
+
+    cmd = [sys.executable, "-m", "moonasm", "match", str(BOTS / "builder.masm"),
+           str(BOTS / "hoarder.masm"), "--games", "100000", "--seed", "1", "--jobs", "1",
+           "--json"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            env=_plain_env())
+    deadline = time.monotonic() + 60
+    while psutil.Process(proc.pid).cpu_times().user < 1.5 and time.monotonic() < deadline:
+        time.sleep(0.05)  # until it is playing games, not starting up
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert b"Traceback" not in stderr
+    assert b"moonasm match: interrupted: a match keeps no results" in stderr
+    obj = json.loads(stdout)
+    assert obj["ok"] is False and obj["diagnostics"][0]["kind"] == "interrupted"

@@ -71,6 +71,9 @@ def main(args: argparse.Namespace) -> int:
     run = _Run(args, path)
     try:
         return run.main()
+    except KeyboardInterrupt:
+        run.interrupted()
+        raise
     except UsageError as e:
         return fail_usage(str(e), e.file)
     except StoreError as e:
@@ -97,6 +100,7 @@ class _Run:
         self.args, self.path = args, path
         self.store: Store | None = None
         self.where: execute.Where | None = None
+        self.total: int | None = None  # the tournament's games, once scheduled
 
     def main(self) -> int:
         from moonasm.contest import contest, execute, integrity, schedule
@@ -145,22 +149,19 @@ class _Run:
         store = self.store
         specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
                                     setup.seed)
+        self.total = len(specs)
         by_key = {s.key: s for s in specs}
         done, _others = integrity.belonging(integrity.read_games(store), by_key, args.players)
         played_keys = {r.key for r in done}
         todo = [s for s in specs if s.key not in played_keys]
-        try:
-            with contest_args.progress(len(todo), args.json) as advance:
-                def keep(batch: list[GameRecord]) -> None:
-                    store.add_games(batch)
-                    advance(batch)
+        with contest_args.progress(len(todo), args.json) as advance:
+            def keep(batch: list[GameRecord]) -> None:
+                store.add_games(batch)
+                advance(batch)
 
-                started = time.perf_counter()
-                played = contest.play(setup, todo, self.where, log=True, on_batch=keep)
-                wall = time.perf_counter() - started
-        except KeyboardInterrupt:
-            self._interrupted(len(specs))
-            raise
+            started = time.perf_counter()
+            played = contest.play(setup, todo, self.where, log=True, on_batch=keep)
+            wall = time.perf_counter() - started
         records, others = integrity.belonging(integrity.read_games(store), by_key,
                                               args.players)
         if others:
@@ -180,19 +181,20 @@ class _Run:
             print(f"store: {path}\nreport: {out / REPORT}")
         return ExitStatus.OK
 
-    def _interrupted(self, total: int) -> None:
-        """Ctrl-C: say what the store keeps and how to go on (one JSON object under --json);
-        `moonasm.cli.main` then exits with status 130."""
-        from moonasm.cli.common import print_failure
+    def interrupted(self) -> None:
+        """Ctrl-C: say what the store keeps and how to go on."""
+        import sqlite3
 
-        assert self.store is not None
-        stored = self.store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
-        message = (f"interrupted: {stored} of {total} games are stored in '{self.path}'; "
-                   "run the same command with --resume to play the rest")
-        print(f"moonasm tournament: {message}", file=sys.stderr)
-        if self.args.json:
-            print_failure([{"file": str(self.path), "line": None, "column": None,
-                            "severity": "error", "kind": "interrupted", "message": message}])
+        message = "interrupted before any game was played"
+        if self.store is not None and self.total is not None:
+            try:
+                stored = self.store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.DatabaseError:
+                stored = "some"
+            message = (f"interrupted: {stored} of {self.total} games are stored in "
+                       f"'{self.path}'; run the same command with --resume to play the rest")
+        contest_args.report_interrupted("moonasm tournament", message, self.args.json,
+                                        str(self.path))
 
 
 def _exists(path: Path) -> str:
