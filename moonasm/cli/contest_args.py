@@ -89,6 +89,18 @@ def fail_unplayed(setup: Setup, as_json: bool, rated: bool, message: str) -> int
     return ExitStatus.INVALID
 
 
+def report_interrupted(prog: str, message: str, as_json: bool, file: str | None = None) -> None:
+    """Ctrl-C during a contest: `message` on standard error and, under --json, the command's
+    failure object with it as a diagnostic of kind "interrupted". The caller re-raises the
+    KeyboardInterrupt, and `moonasm.cli.main` exits with status 130."""
+    from moonasm.cli.common import print_failure
+
+    print(f"{prog}: {message}", file=sys.stderr)
+    if as_json:
+        print_failure([{"file": file, "line": None, "column": None, "severity": "error",
+                        "kind": "interrupted", "message": message}])
+
+
 def print_standings(setup: Setup, games: int, table: list[Standing], rated: bool,
                     as_json: bool, headline: str) -> None:
     """The result of a match or tournament: spec §7's object under --json, else

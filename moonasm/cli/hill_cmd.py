@@ -17,7 +17,7 @@ import argparse
 from pathlib import Path
 
 from moonasm.cli import contest_args
-from moonasm.cli.common import failure_object, parse_positive, print_json
+from moonasm.cli.common import fail_usage, failure_object, parse_positive, print_json
 from moonasm.status import ExitStatus
 
 
@@ -39,6 +39,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """The challenge, with a damaged, foreign or busy store a usage error naming its file."""
+    import sqlite3
+
+    from moonasm.contest.hill import STORE
+    from moonasm.contest.integrity import StoreError, check_file, damaged
+
+    store = Path(args.dir) / STORE
+    try:
+        if store.exists() or store.is_symlink():
+            check_file(store)
+        return _challenge(args)
+    except StoreError as e:
+        return fail_usage(str(e), str(store))
+    except sqlite3.DatabaseError as e:
+        return fail_usage(str(damaged(store, e)), str(store))
+
+
+def _challenge(args: argparse.Namespace) -> int:
     from moonasm.contest import entrants, execute
     from moonasm.contest.hill import Hill, challenge_json, render
 

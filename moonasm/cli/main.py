@@ -103,7 +103,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
     except KeyboardInterrupt:
-        return 130
+        return ExitStatus.INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`moonasm ... | head`): stop quietly, and let nothing try to
         # flush into the closed pipe at exit.

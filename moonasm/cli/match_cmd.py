@@ -53,9 +53,15 @@ def main(args: argparse.Namespace) -> int:
         return contest_args.fail_unplayed(setup, args.json, False,
                                           "moonasm match: error: invalid bot; no game was played")
     group = tuple(e.key for e in setup.entrants)
-    specs = group_games(0, group, args.games, setup.seed)
-    with contest_args.progress(len(specs), args.json) as advance:
-        records = contest.play(setup, specs, execute.Where(args.jobs), on_batch=advance).records
+    try:
+        specs = group_games(0, group, args.games, setup.seed)
+        with contest_args.progress(len(specs), args.json) as advance:
+            records = contest.play(setup, specs, execute.Where(args.jobs),
+                                   on_batch=advance).records
+    except KeyboardInterrupt:
+        contest_args.report_interrupted("moonasm match", "interrupted: a match keeps no "
+                                        "results; no standings", args.json)
+        raise
     table = contest.standings_of(setup, records)
     contest_args.print_standings(setup, len(records), table, False, args.json,
                                  f", seed {setup.seed}")

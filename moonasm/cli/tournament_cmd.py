@@ -1,11 +1,11 @@
 """Play every bot against every other and rate them: a round robin with a store and a report.
 
 Each group of --players bots (default 2) plays --games games (default 100), the seat order
-rotated from game to game. Bots are rated by a maximum-likelihood Plackett-Luce fit of all the
-games at once (equal scores share a rank), and the standings are ordered by the fitted mu.
-Each game's seed comes from --seed and the game's identity, so the same bots, options and seed
-give the same results, standings and store with any --jobs, on a Dask cluster (--scheduler)
-and after --resume.
+rotated from game to game. Bots are rated with openskill (Plackett–Luce; equal scores share a
+rank) from the results in their canonical order, and the standings are ordered by the
+conservative rating mu - 3 sigma. Each game's seed comes from --seed and the game's identity,
+so the same bots, options and seed give the same results, standings and store with any --jobs,
+on a Dask cluster (--scheduler) and after --resume.
 
 --out DIR (default tournament-out/) receives results.sqlite (every game's seed, seats, scores,
 rounds and faults, each fault with its statement and machine state; a compressed log of every
@@ -13,27 +13,26 @@ game) and report.html (standings, cross-table, faults and a replay viewer: one f
 network). --resume continues a stopped tournament from its store, playing only the games it
 lacks; without it an existing store is refused.
 
+A store is written by one tournament at a time (a second is refused) and a damaged or
+foreign one is refused with a message naming it; stored games that do not belong to the
+tournament are not counted (docs/contests.md). Ctrl-C says how many games are stored and
+that --resume plays the rest.
+
 An invalid bot is listed with its diagnostics and takes no part; the others play on. Exit
-status: 0 the tournament was played, 2 usage error, 3 fewer than --players valid bots.
+status: 0 the tournament was played, 2 usage error (a damaged, foreign or busy store
+included), 3 fewer than --players valid bots, 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
 from moonasm.status import ExitStatus
-
-if TYPE_CHECKING:
-    from moonasm.contest.runner import GameRecord
-    from moonasm.contest.schedule import GameSpec
 
 STORE = "results.sqlite"
 REPORT = "report.html"
@@ -62,126 +61,143 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.contest import contest, execute, schedule
-    from moonasm.contest.store import Store, StoreBusy
-    from moonasm.game.options import to_json
+    import sqlite3
+
+    from moonasm.contest import execute
+    from moonasm.contest.integrity import StoreError, damaged
 
     out = Path(args.out)
     path = out / STORE
+    run = _Run(args, path)
     try:
+        return run.main()
+    except KeyboardInterrupt:
+        run.interrupted()
+        raise
+    except UsageError as e:
+        return fail_usage(str(e), e.file)
+    except StoreError as e:
+        return fail_usage(str(e), str(path))
+    except sqlite3.DatabaseError as e:  # met while the store is read or written
+        return fail_usage(str(damaged(path, e)), str(path))
+    except RuntimeError as e:  # no Dask, or the cluster could not be reached
+        return fail_usage(str(e))
+    finally:
+        if run.store is not None:
+            run.store.close()
+        if run.where is not None:
+            execute.disconnect(run.where)
+
+
+class _Run:
+    """One `moonasm tournament` call: the store it holds (locked) and the cluster it is
+    connected to, which `main` lets go of however the call ends."""
+
+    def __init__(self, args: argparse.Namespace, path: Path):
+        from moonasm.contest import execute
+        from moonasm.contest.store import Store
+
+        self.args, self.path = args, path
+        self.store: Store | None = None
+        self.where: execute.Where | None = None
+        self.total: int | None = None  # the tournament's games, once scheduled
+
+    def main(self) -> int:
+        from moonasm.contest import contest, execute, integrity, schedule
+        from moonasm.contest.runner import GameRecord
+        from moonasm.contest.store import Store
+        from moonasm.game.options import to_json
+
+        args, path, out = self.args, self.path, self.path.parent
         if not 1 <= args.players <= 4:
             raise UsageError(f"a game has 1-4 players, not {args.players}")
-        if path.exists() and not args.resume:
-            raise UsageError(f"'{path}' already exists: add --resume to continue that "
-                             "tournament, or choose another --out")
-        if args.resume and not path.exists():
-            raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
-        stored = _stored_settings(path) if args.resume else None
-        if stored is not None and args.seed is None:
-            args.seed = stored["seed"]
+        stored = None
+        if args.resume:
+            if not path.exists():
+                raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
+            integrity.check_file(path)
+            self.store = Store(path)  # locked: refused while another process writes it
+            stored = integrity.settings_of(self.store, "tournament")
+            if args.seed is None:
+                args.seed = stored.get("seed")
+        elif path.exists() or path.is_symlink():
+            raise UsageError(_exists(path), str(path))
         setup = contest_args.setup(args, args.bots, args.players)
-        settings = {"options": to_json(setup.options, args.players), "seed": setup.seed,
-                    "players": args.players, "games": args.games,
+        settings = {"contest": "tournament", "options": to_json(setup.options, args.players),
+                    "seed": setup.seed, "players": args.players, "games": args.games,
                     "bots": sorted(e.key for e in setup.entrants)}
         if stored is not None and stored != settings:
             raise UsageError(f"--resume: '{path}' holds a tournament with other bots or "
-                             "options; give the same ones, or choose another --out")
-    except UsageError as e:
-        return fail_usage(str(e))
-    contest_args.report_rejected(setup, args.json)
-    if len(setup.entrants) < args.players:
-        return contest_args.fail_unplayed(
-            setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} valid "
-            f"bots; a game needs {args.players}")
-    made_dir = not out.exists()
-    fresh = not path.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        store = Store(path)
-    except (OSError, sqlite3.DatabaseError) as e:
-        return fail_usage(f"cannot write the store '{path}': {e}")
-    try:
-        store.lock()
-        if fresh and store.meta() is not None:
-            raise StoreBusy(f"'{path}' was created by another tournament just now; choose "
-                            "another --out")
-    except StoreBusy as e:
-        store.close()
-        return fail_usage(str(e))
-    store.set_meta(settings)
-    store.add_bots(setup.entrants, setup.rejected)
-    specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
-                                setup.seed)
-    earlier = _belonging(store.games(), specs) if not fresh else []
-    done = {r.key for r in earlier}
-    todo = [s for s in specs if s.key not in done]
-    where = execute.Where(args.jobs, getattr(args, "scheduler", None))
-    try:
+                             "options; give the same ones, or choose another --out", str(path))
+        contest_args.report_rejected(setup, args.json)
+        if len(setup.entrants) < args.players:
+            return contest_args.fail_unplayed(
+                setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} "
+                f"valid bots; a game needs {args.players}")
+        # Reach the cluster before anything is written: a failed start leaves nothing behind.
+        self.where = execute.connect(execute.Where(args.jobs, getattr(args, "scheduler", None)))
+        if self.store is None:
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise UsageError(f"cannot create '{out}': {e.strerror or e}", str(out)) from None
+            try:
+                self.store = Store(path, new=True)
+            except integrity.StoreExists:
+                raise UsageError(_exists(path), str(path)) from None
+            self.store.set_meta(settings)
+            self.store.add_bots(setup.entrants, setup.rejected)
+        store = self.store
+        specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
+                                    setup.seed)
+        self.total = len(specs)
+        by_key = {s.key: s for s in specs}
+        done, _others = integrity.belonging(integrity.read_games(store), by_key, args.players)
+        played_keys = {r.key for r in done}
+        todo = [s for s in specs if s.key not in played_keys]
         with contest_args.progress(len(todo), args.json) as advance:
             def keep(batch: list[GameRecord]) -> None:
                 store.add_games(batch)
                 advance(batch)
 
             started = time.perf_counter()
-            played = contest.play(setup, todo, where, on_batch=keep)
+            played = contest.play(setup, todo, self.where, on_batch=keep)
             wall = time.perf_counter() - started
-    except RuntimeError as e:  # no Dask, or the cluster could not be reached
-        store.close()
-        if fresh:
-            _discard(path, made_dir)
-        return fail_usage(str(e))
-    except KeyboardInterrupt:
-        count = len(_belonging(store.games(), specs))
-        store.close()
-        print(f"\nmoonasm tournament: interrupted: {count} of {len(specs)} games are stored "
-              f"in '{path}'; the same command with --resume plays the rest",
-              file=sys.stderr)
-        return ExitStatus.INTERRUPTED
-    # a resumed tournament's earlier games are in the store; a fresh one's are all just played
-    records = sorted(earlier + played.records, key=lambda r: r.key)
-    table = contest.standings_of(setup, records)
-    from moonasm.contest.report import write_report
+        records, others = integrity.belonging(integrity.read_games(store), by_key,
+                                              args.players)
+        if others:
+            print(f"moonasm tournament: warning: '{path}' holds {others} game"
+                  f"{'s' if others != 1 else ''} that "
+                  f"{'do' if others != 1 else 'does'} not belong to this tournament "
+                  "(not counted)", file=sys.stderr)
+        table = contest.standings_of(setup, records)
+        from moonasm.contest.report import write_report
 
-    write_report(out / REPORT, setup, table, records)
-    store.close()
-    contest_args.print_standings(setup, len(records), table, True, args.json,
-                                 f" of {args.players} players, seed {setup.seed}")
-    if not args.json:
-        print(f"played {len(played.records)} games in {wall:.1f} s, "
-              f"{played.cpu:.1f} s of CPU where they ran")
-        print(f"store: {path}\nreport: {out / REPORT}")
-    return ExitStatus.OK
+        write_report(out / REPORT, setup, table, records)
+        contest_args.print_standings(setup, len(records), table, True, args.json,
+                                     f" of {args.players} players, seed {setup.seed}")
+        if not args.json:
+            print(f"played {len(played.records)} games in {wall:.1f} s, "
+                  f"{played.cpu:.1f} s of CPU where they ran")
+            print(f"store: {path}\nreport: {out / REPORT}")
+        return ExitStatus.OK
 
+    def interrupted(self) -> None:
+        """Ctrl-C: say what the store keeps and how to go on."""
+        import sqlite3
 
-def _stored_settings(path: Path) -> dict[str, object] | None:
-    """The settings of the tournament stored at `path`; UsageError for a damaged or foreign
-    store."""
-    from moonasm.contest.store import StoreError, open_store
-
-    try:
-        store = open_store(path)
-    except StoreError as e:
-        raise UsageError(f"--resume: {e}") from None
-    try:
-        return store.meta()
-    except sqlite3.DatabaseError as e:
-        raise UsageError(f"--resume: '{path}' is damaged: {e}") from None
-    finally:
-        store.close()
+        message = "interrupted before any game was played"
+        if self.store is not None and self.total is not None:
+            try:
+                stored = self.store.db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+            except sqlite3.DatabaseError:
+                stored = "some"
+            message = (f"interrupted: {stored} of {self.total} games are stored in "
+                       f"'{self.path}'; run the same command with --resume to play the rest")
+        contest_args.report_interrupted("moonasm tournament", message, self.args.json,
+                                        str(self.path))
 
 
-def _belonging(records: list[GameRecord], specs: list[GameSpec]) -> list[GameRecord]:
-    """The stored games the tournament's schedule has, with their scheduled seats and seed:
-    a row added by hand, or left by another tournament, is not counted."""
-    scheduled = {s.key: s for s in specs}
-    return [r for r in records if (s := scheduled.get(r.key)) is not None
-            and r.seed == s.seed and r.seats == s.seats]
-
-
-def _discard(path: Path, made_dir: bool) -> None:
-    """Remove a store this run created but could not fill (and the --out it made)."""
-    for suffix in ("", "-wal", "-shm"):
-        Path(f"{path}{suffix}").unlink(missing_ok=True)
-    if made_dir:
-        with contextlib.suppress(OSError):
-            path.parent.rmdir()
+def _exists(path: Path) -> str:
+    return (f"'{path}' already exists: add --resume to continue that tournament, or choose "
+            "another --out")

@@ -8,8 +8,12 @@ Batches of `BATCH` games keep the per-task cost (pickling, scheduling, process
 start-up) small beside the games themselves; a worker process keeps its checked and compiled
 bots between batches.
 
+Local workers die with the contest that started them (`die_with_parent`): a tournament killed
+with SIGKILL must not leave processes playing on under PID 1. They ignore Ctrl-C, which the
+contest's own process answers (it says how many games are stored and stops its workers).
+
 Dask is an optional extra (`pip install 'moonasm[cluster]'`) imported only when a scheduler
-address is given.
+address is given; `connect` reaches the cluster before a contest creates anything on disk.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from moonasm.contest.runner import GameRecord, play_batch, play_records
 
@@ -27,10 +32,35 @@ MIN_BATCH = 10
 
 @dataclass(frozen=True)
 class Where:
-    """`jobs` local processes (1: in this process), or the Dask scheduler at `scheduler`."""
+    """`jobs` local processes (1: in this process), or the Dask scheduler at `scheduler`
+    (`client`: the connection `connect` made to it)."""
 
     jobs: int = 1
     scheduler: str | None = None
+    client: Any = None
+
+
+def connect(where: Where) -> Where:
+    """`where`, connected to its Dask scheduler if it names one: RuntimeError with the reason
+    when Dask is missing or the scheduler cannot be reached, before anything is played or
+    stored. The caller closes `client` when done (`disconnect`)."""
+    if where.scheduler is None or where.client is not None:
+        return where
+    try:
+        from distributed import Client
+    except ImportError:
+        raise RuntimeError("--scheduler needs Dask: pip install 'moonasm[cluster]'") from None
+    try:
+        client = Client(where.scheduler, timeout="30s")
+    except (OSError, TimeoutError, ValueError, TypeError) as e:
+        raise RuntimeError(f"cannot reach the Dask scheduler at {where.scheduler}: "
+                           f"{e}") from None
+    return Where(where.jobs, where.scheduler, client)
+
+
+def disconnect(where: Where) -> None:
+    if where.client is not None:
+        where.client.close()
 
 
 def default_jobs() -> int:
@@ -53,7 +83,12 @@ class Batch:
 def run(payloads: list[str], where: Where) -> Iterator[Batch]:
     """Play every payload; yield each batch as soon as it is done."""
     if where.scheduler is not None:
-        yield from _on_dask(payloads, where.scheduler)
+        connected = connect(where)
+        try:
+            yield from _on_dask(payloads, connected.client)
+        finally:
+            if connected is not where:
+                disconnect(connected)
     elif where.jobs <= 1 or len(payloads) <= 1:
         for text in payloads:  # in this process: the records need no text
             yield Batch(*play_records(text))
@@ -66,44 +101,17 @@ def _records(text: str) -> Batch:
     return Batch([GameRecord.from_line(line) for line in games], json.loads(trailer)["cpu"])
 
 
-def die_with(contest: int) -> None:
-    """A worker's initializer: end this process when the contest's process `contest` (its
-    parent) ends, even by SIGKILL — a killed tournament must not leave its workers playing
-    for nobody. Linux's parent-death signal does it at once; a thread watching the parent's
-    pid does it within a second everywhere else."""
-    import signal
-    import threading
-    import time
-
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != contest:  # it died before the signal was asked for
-        os._exit(1)
-
-    def watch() -> None:
-        while os.getppid() == contest:
-            time.sleep(1)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True, name="die-with-parent").start()
-
-
 def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
     import multiprocessing
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # spawn: workers start from a clean interpreter, not a copy of a parent that may hold
-    # threads (a progress bar) or large state; and they are the contest's own children, so
-    # they can die with it (a forkserver would outlive a killed contest, and its workers with
-    # it).
+    # threads (a progress bar) or large state, and are the contest's own children, so that
+    # they can die with it (a forkserver's workers are the server's children, and the server
+    # outlives a killed parent).
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(payloads)), mp_context=context,
-                             initializer=die_with, initargs=(os.getpid(),)) as pool:
+                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
         pending = {pool.submit(play_batch, text) for text in payloads}
         try:
             while pending:
@@ -115,17 +123,55 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
                 future.cancel()
 
 
-def _on_dask(payloads: list[str], address: str) -> Iterator[Batch]:
+def _on_dask(payloads: list[str], client: Any) -> Iterator[Batch]:
+    from distributed import as_completed
+
+    futures = [client.submit(play_batch, text, pure=False) for text in payloads]
     try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise RuntimeError("--scheduler needs Dask: pip install 'moonasm[cluster]'") from None
-    try:
-        client = Client(address, timeout="30s")
-    except (OSError, TimeoutError) as e:
-        raise RuntimeError(f"cannot reach the Dask scheduler at {address}: {e}") from None
-    with client:
-        futures = [client.submit(play_batch, text, pure=False) for text in payloads]
         for future in as_completed(futures):
             yield _records(future.result())
+    finally:
+        client.cancel(futures)
+
+
+def die_with_parent(parent: int) -> None:
+    """A worker's initializer: end this process when the contest process `parent` ends, however
+    it ends (SIGKILL included), and leave Ctrl-C to the parent. On Linux the kernel sends
+    SIGKILL when the parent dies (PR_SET_PDEATHSIG); elsewhere a watchdog thread checks the
+    parent every half second."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _parent_death_signal(signal.SIGKILL):
+        if os.getppid() != parent:  # the parent died before the signal was asked for
+            os._exit(1)
+        return
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True,
+                     name="moonasm-parent-watchdog").start()
+
+
+def _parent_death_signal(signum: int) -> bool:
+    """Ask the kernel to send `signum` to this process when its parent dies (Linux)."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        pr_set_pdeathsig = 1
+        return bool(libc.prctl(pr_set_pdeathsig, signum, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.entrants import Entrant, Rejected
+from moonasm.contest.integrity import StoreError, StoreLock, check_file
 from moonasm.contest.runner import FaultRecord, GameRecord
 
 if TYPE_CHECKING:
@@ -55,12 +56,6 @@ CREATE TABLE IF NOT EXISTS faults (
 
 # The store file of a tournament's --out directory and of a hill's directory.
 STORE_NAMES = ("results.sqlite", "hill.sqlite")
-_TABLES = {"meta", "bots", "rejected", "games", "faults"}
-
-
-class StoreError(Exception):
-    """A store that cannot be used: missing, damaged, or not a moonasm store. The message
-    names the file."""
 
 
 def find_store(path: Path) -> Path:
@@ -77,68 +72,45 @@ def find_store(path: Path) -> Path:
 
 
 def open_store(path: Path) -> Store:
-    """An existing store, opened to read: StoreError when it is missing, damaged or not a
-    moonasm store (another SQLite file, any other file)."""
+    """An existing store, opened to read only (`moonasm games`, `replay STORE`): StoreError
+    when it is missing, damaged or not a moonasm store (`integrity.check_file`)."""
     file = find_store(path)
+    check_file(file)
     try:
-        with open(file, "rb") as f:
-            magic = f.read(16)
-    except OSError as e:
-        raise StoreError(f"cannot read '{file}': {e.strerror or e}") from None
-    if magic != b"SQLite format 3\x00":
-        raise StoreError(f"'{file}' is not a moonasm store (not an SQLite database)")
-    try:
-        store = Store(file, read_only=True)
-        tables = {name for (name,) in store.db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not _TABLES <= tables:
-            store.close()
-            raise StoreError(f"'{file}' is not a moonasm store (it lacks the tables "
-                             f"{', '.join(sorted(_TABLES - tables))})")
+        return Store(file, read_only=True)
     except sqlite3.DatabaseError as e:
-        raise StoreError(f"'{file}' is damaged or not a moonasm store: {e}") from None
-    return store
-
-
-class StoreBusy(StoreError):
-    """Another process is writing the store."""
+        raise StoreError(f"'{file}' is damaged: {e}") from None
 
 
 class Store:
-    """An open results store. A writer takes `lock()` first: one contest at a time writes a
-    store (two tournaments given the same --out would mix their games)."""
+    """An open results store."""
 
-    def __init__(self, path: Path, read_only: bool = False):
+    def __init__(self, path: Path, new: bool = False, read_only: bool = False):
+        """Open the store at `path` to write it (created if missing; with `new` it must not
+        exist), holding its lock (`integrity.StoreLock`) until `close`: StoreError when
+        another process writes it. `read_only` opens it to read, with no lock."""
         self.path = path
+        self.lock: StoreLock | None = None
         if read_only:
             self.db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
             return
+        self.lock = StoreLock(path, new)
         self.db = sqlite3.connect(path)
-        # Write-ahead logging: a batch's transaction appends to the log instead of rewriting
-        # pages and syncing twice; a killed process still keeps every committed batch
-        # (a power cut may lose the last few, which --resume plays again).
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")
-        self.db.executescript(SCHEMA)
-
-    def lock(self) -> None:
-        """Hold the store for this process until it closes it (an advisory lock on the file:
-        it dies with the process, however the process ends); StoreBusy if another holds it."""
-        import fcntl
-
-        self._lock = open(self.path, "rb")  # noqa: SIM115 (closed by close)
         try:
-            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._lock.close()
-            raise StoreBusy(f"another moonasm process is writing '{self.path}': wait for it "
-                            "to finish, or choose another --out") from None
+            # Write-ahead logging: a batch's transaction appends to the log instead of
+            # rewriting pages and syncing twice; a killed process still keeps every committed
+            # batch (a power cut may lose the last few, which --resume plays again).
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         self.db.close()
-        lock = getattr(self, "_lock", None)
-        if lock is not None:
-            lock.close()
+        if self.lock is not None:
+            self.lock.release()  # after SQLite's connection: see StoreLock.release
 
     # -- settings ---------------------------------------------------------------------------
 
@@ -185,6 +157,9 @@ class Store:
                 "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.group, r.index, r.seed, json.dumps(r.seats), r.result, r.rounds,
                   json.dumps(r.scores), json.dumps(r.winners)) for r in records])
+            # a game played again (it did not belong: `integrity.belonging`) keeps no old fault
+            self.db.executemany("DELETE FROM faults WHERE grp = ? AND idx = ?",
+                                [r.key for r in records])
             self.db.executemany(
                 "INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.group, r.index, n, f.seat, r.seats[f.seat - 1], f.round, f.kind, f.message,

@@ -1,0 +1,192 @@
+"""A store that can be trusted: one writer at a time, a file that is an undamaged moonasm
+store, and only the games that belong to its contest.
+
+* **One writer.** A process that writes a store holds an exclusive lock on its file
+  (`StoreLock`: `flock`, released by the kernel when the process ends, however it ends), so
+  two tournaments started together on the same `--out` cannot mix their games: the second is
+  refused. A new store is created exclusively (`O_EXCL`), so two runs cannot both believe
+  they started it.
+* **An undamaged moonasm store.** `check_file` refuses, with a message naming the file,
+  anything that is not one: not a regular file, not SQLite (its first 16 bytes), a damaged
+  database (SQLite's `quick_check`: truncation, flipped bytes in its pages), an SQLite file of
+  something else (the tables are not ours). Damage inside a row's values that SQLite cannot
+  see (JSON text edited by hand) is found when the rows are read (`read_games`).
+* **Only what belongs.** `belonging` keeps the stored games that are games of the contest's
+  schedule with the seed and seats the schedule gives them and results of the right shape; a
+  row inserted by hand or a game whose seed does not match is not counted, and `--resume`
+  plays it again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.schedule import GameSpec
+    from moonasm.contest.store import Store
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+TABLES = frozenset({"meta", "bots", "rejected", "games", "faults"})
+RESULTS = frozenset({"finished", "won", "lost"})
+
+
+class StoreError(Exception):
+    """A store that cannot be used: in use by another process, missing, damaged, or not a
+    moonasm store. The message names the file."""
+
+
+class StoreExists(StoreError):
+    """A new store's file exists already."""
+
+
+class StoreLock:
+    """An exclusive lock on a store file, held until `release` (or the process ends). With
+    `new` the file is created and must not exist yet."""
+
+    def __init__(self, path: Path, new: bool = False):
+        self.path = path
+        flags = os.O_RDWR | os.O_CREAT | (os.O_EXCL if new else 0)
+        try:
+            self.fd: int | None = os.open(path, flags, 0o644)
+        except FileExistsError:
+            raise StoreExists(f"'{path}' already exists") from None
+        except OSError as e:
+            raise StoreError(f"cannot open '{path}': {e.strerror or e}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+                raise StoreError(f"'{path}' is not a regular file")
+            _lock(self.fd)
+        except BlockingIOError:
+            self.release()
+            raise StoreError(f"'{path}' is in use: another moonasm process is writing to it "
+                             "(wait for it to end, or choose another directory)") from None
+        except BaseException:
+            self.release()
+            raise
+
+    def release(self) -> None:
+        """Give the lock up. Call it after closing SQLite's own connection: closing a file
+        descriptor drops every POSIX lock the process holds on that file, SQLite's too."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def _lock(fd: int) -> None:
+    """Lock `fd` exclusively without waiting: BlockingIOError if another process holds it."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        # Windows locks are mandatory: lock one byte far past anything SQLite reads or locks
+        # (its own lock bytes are at 1 GiB), so that only other writers are kept out.
+        os.lseek(fd, 1 << 40, os.SEEK_SET)
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+        except OSError:
+            raise BlockingIOError from None
+        return
+    import fcntl
+
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+
+def check_file(path: Path) -> None:
+    """StoreError unless `path` is an undamaged SQLite database holding a moonasm store's
+    tables. An empty file (a store whose creation was cut short) is refused too."""
+    try:
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):
+            raise StoreError(f"'{path}' is not a moonasm store (not a regular file)")
+        with open(path, "rb") as f:
+            magic = f.read(len(SQLITE_MAGIC))
+    except FileNotFoundError:
+        raise StoreError(f"'{path}': no such file") from None
+    except OSError as e:
+        raise StoreError(f"cannot read '{path}': {e.strerror or e}") from None
+    if not magic:
+        raise StoreError(f"'{path}' is empty: its creation was cut short; remove it")
+    if magic != SQLITE_MAGIC:
+        raise StoreError(f"'{path}' is not a moonasm store (not an SQLite database)")
+    try:
+        db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            problems = [row[0] for row in db.execute("PRAGMA quick_check(3)")]
+            tables = {name for (name,) in db.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            db.close()
+    except sqlite3.DatabaseError as e:
+        raise StoreError(f"'{path}' is damaged: {e}") from None
+    if problems != ["ok"]:
+        raise StoreError(f"'{path}' is damaged: {problems[0]}")
+    if not TABLES <= tables:
+        raise StoreError(f"'{path}' is not a moonasm store (it lacks the tables "
+                         f"{', '.join(sorted(TABLES - tables))})")
+
+
+def damaged(path: Path, error: Exception) -> StoreError:
+    """The StoreError for a store that failed while being read or written."""
+    if isinstance(error, sqlite3.OperationalError):  # full disk, read-only file, I/O error
+        return StoreError(f"cannot use '{path}': {error}")
+    return StoreError(f"'{path}' is damaged: {error}")
+
+
+def read_games(store: Store) -> list[GameRecord]:
+    """Every stored game, or StoreError naming the file when its rows cannot be read (SQLite
+    damage met late, values that are not what the store writes)."""
+    try:
+        return store.games()
+    except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError) as e:
+        raise damaged(store.path, e) from None
+
+
+def settings_of(store: Store, kind: str) -> dict[str, object]:
+    """The contest settings a store was created with, or StoreError when it holds none or
+    another kind of contest's."""
+    try:
+        row = store.db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
+        settings = None if row is None else json.loads(row[0])
+    except (sqlite3.DatabaseError, ValueError) as e:
+        raise damaged(store.path, e) from None
+    if not isinstance(settings, dict):
+        raise StoreError(f"'{store.path}' holds no {kind} settings: it is damaged or not a "
+                         f"{kind}'s store")
+    if settings.get("contest") != kind:
+        raise StoreError(f"'{store.path}' is not a {kind}'s store")
+    return settings
+
+
+def belonging(records: Iterable[GameRecord], schedule: Mapping[tuple[int, int], GameSpec],
+              players: int) -> tuple[list[GameRecord], int]:
+    """The records that are games of `schedule` (same group and index, seed and seats) and
+    whose results have the shape a game of `players` players gives; and how many others
+    there were."""
+    kept = []
+    others = 0
+    for r in records:
+        spec = schedule.get(r.key)
+        if (spec is not None and r.seed == spec.seed and r.seats == spec.seats
+                and _well_formed(r, players)):
+            kept.append(r)
+        else:
+            others += 1
+    return kept, others
+
+
+def _well_formed(r: GameRecord, players: int) -> bool:
+    return (r.result in RESULTS and isinstance(r.rounds, int) and r.rounds >= 0
+            and len(r.scores) == players
+            and all(isinstance(s, int) and s >= 0 for s in r.scores)
+            and all(isinstance(w, int) and 1 <= w <= players for w in r.winners)
+            and len(set(r.winners)) == len(r.winners)
+            and all(isinstance(f.seat, int) and 1 <= f.seat <= players
+                    and isinstance(f.round, int) and isinstance(f.kind, str)
+                    for f in r.faults))
