@@ -32,7 +32,6 @@ from moonasm.cli.common import (
     read_program,
     use_color,
 )
-from moonasm.lang.directives import SPECS
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -103,27 +102,16 @@ def _has_turns(parsed: Parsed) -> bool:
     return any(isinstance(n, Directive) and n.name.lower() == ".turn" for n in parsed.nodes)
 
 
-def _is_bot(parsed: Parsed) -> bool:
-    """A bot file: no configuration directive and no .turn (spec §3.2 and §6)."""
-    from moonasm.lang.nodes import Directive
-
-    for node in parsed.nodes:
-        if isinstance(node, Directive):
-            spec = SPECS.get(node.name.lower())
-            if spec is not None and (spec.configuration or spec.name == ".turn"):
-                return False
-    return True
-
-
 # -- running -------------------------------------------------------------------------------
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import Config, Overrides, check
+    from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
     text = read_program(args.file)
     parsed = parse(text)
-    bot = _is_bot(parsed)
+    bot = is_bot(parsed)
     bits = 4 if args.bits is None and bot else args.bits
     overrides = Overrides(bits=bits, mode=args.mode, power=args.power, sets=dict(args.set),
                           goal=args.goal)
