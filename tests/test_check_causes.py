@@ -85,3 +85,27 @@ def test_independent_errors_are_all_reported_in_order() -> None:
         (2, "undefined label 'nowhere'"),
         (3, "unknown operation 'MOVE' (did you mean 'MOV'?)"),
         (4, ".turn 3 but .players is 2")]
+
+
+def test_warnings_are_printed_beside_an_error_of_another_kind(cli, masm) -> None:
+    path = masm(".goal 1\n.par 0.5\nunused: INC A\n")
+    out = cli("check", path)
+    assert (out.status, out.out) == (3, "")
+    assert out.err == (
+        f"{path}:2:6: error: .par 0.5 is below the optimum: no program reaches the goal for "
+        "less than 2 (INC A)\n"
+        "    2 | .par 0.5\n"
+        "      |      ^~~\n"
+        f"{path}:3:1: warning: label 'unused' is never jumped to\n"
+        "    3 | unused: INC A\n"
+        "      | ^~~~~~~\n"
+        "1 error, 1 warning\n")
+
+
+def test_warnings_of_one_file_beside_errors_of_another(cli, masm) -> None:
+    bad = masm("MOVE A, B\n")
+    warned = masm(".goal 1\nunused: INC A\n")
+    out = cli("check", bad, warned)
+    assert out.status == 3
+    assert out.out == f"{warned}: ok (script, 1 statements)\n"
+    assert out.err.endswith("1 error, 1 warning in 2 of 2 files\n")
