@@ -116,6 +116,7 @@ class Overrides:
     power: int | None = None
     sets: dict[str, int] = field(default_factory=dict)
     goal: int | None = None
+    players: int | None = None
 
 
 @dataclass(frozen=True)
@@ -529,7 +530,8 @@ class _Checker:
             mode=o.mode or config.mode,
             power=config.power if o.power is None else o.power,
             sets={**config.sets, **o.sets},
-            goal=config.goal if o.goal is None else o.goal)
+            goal=config.goal if o.goal is None else o.goal,
+            players=config.players if o.players is None else o.players)
         bits, mask = config.bits, config.mask
         for where, value in o.sets.items():
             if value > mask:
