@@ -5,7 +5,7 @@ store, and only the games that belong to its contest.
   (`StoreLock`: `flock`, released by the kernel when the process ends, however it ends), so
   two tournaments started together on the same `--out` cannot mix their games: the second is
   refused. A new store is created exclusively (`O_EXCL`), so two runs cannot both believe
-  they started it.
+  they started it. The lock keeps other processes out; within one process it is shared.
 * **An undamaged moonasm store.** `check_file` refuses, with a message naming the file,
   anything that is not one: not a regular file, not SQLite (its first 16 bytes), a damaged
   database (SQLite's `quick_check`: truncation, flipped bytes in its pages), an SQLite file of
