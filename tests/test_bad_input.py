@@ -61,11 +61,15 @@ def test_a_200000_character_line(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("command", ["run", "check"])
 def test_a_program_over_1_mib_is_refused_before_parsing(tmp_path: Path, command: str) -> None:
-    status, _, err = _run(tmp_path, b"INC A\n" * 2_000_000, command)
+    status, _, err = _run(tmp_path, b"INC A\n" * 300_000, command)  # 1.8 MB: read, not parsed
     assert status == 3
-    assert err.splitlines()[0].endswith("hostile.masm:1:1: error: the program has 12,000,000 "
+    assert err.splitlines()[0].endswith("hostile.masm:1:1: error: the program has 1,800,000 "
                                         "characters; moonasm reads programs of at most "
                                         "1,048,576 (1 MiB)")
+    status, _, err = _run(tmp_path, b"INC A\n" * 2_000_000, command)  # 12 MB: not even read
+    assert status == 2
+    assert err.splitlines()[0].endswith("hostile.masm': it has 12,000,000 bytes; moonasm "
+                                        "reads programs of at most 4,194,304 bytes")
     status, _, _ = _run(tmp_path, b"INC A\n" * 174_762, command)  # 1,048,572: read
     assert status == 0
 

@@ -204,7 +204,7 @@ def test_a_device_named_as_a_bot_is_not_read(game: Path, verify: bool) -> None:
                           env={**os.environ, "NO_COLOR": "1"})
     if verify:
         assert proc.returncode == 2
-        assert "'/dev/zero': not a regular file" in proc.stderr
+        assert "'/dev/zero': it is a character device, not a regular file" in proc.stderr
     else:
         assert proc.returncode == 0 and "Round 1" in proc.stdout
 
@@ -216,7 +216,8 @@ def test_a_fifo_named_as_a_bot_does_not_block(game: Path) -> None:
     _name_bot(game, 2, str(fifo), b"")
     proc = subprocess.run([sys.executable, "-m", "moonasm", "replay", str(game), "--verify"],
                           capture_output=True, text=True, timeout=30, check=False)
-    assert proc.returncode == 2 and f"'{fifo}': not a regular file" in proc.stderr
+    assert proc.returncode == 2
+    assert f"'{fifo}': it is a FIFO (named pipe), not a regular file" in proc.stderr
 
 
 def test_a_bot_file_over_the_size_limit_is_not_read(
@@ -227,7 +228,8 @@ def test_a_bot_file_over_the_size_limit_is_not_read(
     _name_bot(game, 1, "big.masm", data)
     code, out, err = replay(capsys, str(game), "--verify")
     assert (code, out) == (2, "")
-    assert "'big.masm' (looked at" in err and "larger than 64 KiB, the bot size limit" in err
+    assert "'big.masm' (looked at" in err
+    assert f"moonasm reads bot files of at most {MAX_BOT_BYTES:,} bytes" in err
 
 
 def test_an_endless_line_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

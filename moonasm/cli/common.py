@@ -87,18 +87,16 @@ def print_failure(diagnostics: list[JsonObject]) -> None:
 
 
 def read_file(path: str) -> bytes:
-    """A file's bytes; a file that cannot be read is a usage error (exit status 2)."""
+    """A program file's bytes, read by the one bounded reader (`moonasm.sourcefile`: regular
+    files only, refused at once when too large); one that cannot be read is a usage error
+    (exit status 2)."""
+    from moonasm.sourcefile import Refused, read
+
     try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        raise UsageError(f"cannot read '{path}': no such file", path) from None
-    except IsADirectoryError:
-        raise UsageError(f"cannot read '{path}': it is a directory", path) from None
-    except OSError as e:
-        raise UsageError(f"cannot read '{path}': {e.strerror or e}", path) from None
-    except ValueError as e:  # a NUL in the name
-        raise UsageError(f"cannot read {path!r}: {e}", path) from None
+        return read(path)
+    except Refused as e:
+        shown = f"'{path}'" if "\0" not in path else repr(path)
+        raise UsageError(f"cannot read {shown}: {e}", path) from None
 
 
 def read_program(path: str) -> str:

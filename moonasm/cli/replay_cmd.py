@@ -181,6 +181,10 @@ def main(args: argparse.Namespace) -> int:
             summary = log.scan()
         except LogError as e:
             return report.fail(ExitStatus.INVALID, "log", e.message, e.line)
+        except OSError as e:  # /proc/self/mem and the like: it opens, then reads fail
+            return report.fail(ExitStatus.USAGE, "usage",
+                               f"cannot read '{args.file}': {e.strerror or e}",
+                               about_file=True)
         report.learn(log, summary)
         if args.turn is not None and args.turn > summary.turns:
             return report.fail(ExitStatus.USAGE, "usage", f"--turn {args.turn}: the log has "

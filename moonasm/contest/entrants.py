@@ -42,12 +42,14 @@ class Rejected:
 
 
 def expand(paths: list[str]) -> list[str]:
-    """Bot files from files and directories (a directory's `*.masm`, sorted by name)."""
+    """Bot files from files and directories (a directory's `*.masm`, sorted by name; its
+    symbolic links are listed too, to be refused by `read_bot` with a reason)."""
     files: list[str] = []
     for path in paths:
         p = Path(path)
         if p.is_dir():
-            files.extend(str(f) for f in sorted(p.glob("*.masm")) if f.is_file())
+            files.extend(str(f) for f in sorted(p.glob("*.masm"))
+                         if f.is_symlink() or f.is_file())
         else:
             files.append(path)
     return files
@@ -59,23 +61,14 @@ def _problem(file: str, message: str, kind: str = "usage") -> Rejected:
 
 
 def read_bot(file: str, max_size: int) -> bytes | Rejected:
-    """The file's bytes, or why it cannot be a bot: missing, not a regular file, too large."""
-    p = Path(file)
+    """The file's bytes, or why it cannot be a bot: missing, not a regular file (a symbolic
+    link included: it could make any readable file an entrant), too large."""
+    from moonasm.sourcefile import Refused, read
+
     try:
-        if not p.is_file():
-            what = "no such file" if not p.exists() else "not a regular file"
-            return _problem(file, f"cannot read '{file}': {what}")
-        size = p.stat().st_size
-        if size > max_size:
-            return _problem(file, f"'{file}' is {size} bytes; a bot may be at most "
-                            f"{max_size} bytes (--max-bot-size)")
-        with p.open("rb") as f:
-            data = f.read(max_size + 1)
-    except OSError as e:
-        return _problem(file, f"cannot read '{file}': {e.strerror or e}")
-    if len(data) > max_size:  # it grew while we looked
-        return _problem(file, f"'{file}' is larger than {max_size} bytes (--max-bot-size)")
-    return data
+        return read(file, max_size, "bots (--max-bot-size)", follow=False)
+    except Refused as e:
+        return _problem(file, f"cannot read '{file}': {e}")
 
 
 def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,

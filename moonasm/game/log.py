@@ -28,7 +28,6 @@ import hashlib
 import json
 import math
 import os
-import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -584,20 +583,12 @@ def read_bot_file(path: Path) -> bytes | str:
     """The bytes of the file at `path`, or why it cannot be a bot file: a log may name anything
     (`/dev/zero`, a FIFO, a huge file), so only a regular file of at most `MAX_BOT_BYTES` is
     read, and opening never blocks."""
+    from moonasm.sourcefile import Refused, read
+
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return "no such file"
-    except (OSError, ValueError) as e:
-        return f"cannot be read ({getattr(e, 'strerror', None) or e})"
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file"
-        data = f.read(MAX_BOT_BYTES + 1)
-    if len(data) > MAX_BOT_BYTES:
-        return f"larger than {MAX_BOT_BYTES // 1024} KiB, the bot size limit"
-    return data
+        return read(path, MAX_BOT_BYTES, "bot files")
+    except Refused as e:
+        return str(e)
 
 
 def _candidates(head: dict[str, Any], file: str, base: Path | None) -> list[Path]:

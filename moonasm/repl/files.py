@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from moonasm import isa
-from moonasm.repl.reply import MAX_INPUT, Reply, Source, too_long
+from moonasm.repl.reply import MAX_INPUT, Reply, Source
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config
@@ -29,14 +29,12 @@ def resolve(arg: str, cwd: Path | None) -> Path:
 def read_input(path: Path, arg: str) -> str | Reply:
     """A file's text to run as one input, or the refusal to show."""
     from moonasm.lang.parse import decode
+    from moonasm.sourcefile import Refused, read
 
     try:
-        size = path.stat().st_size
-        if size > MAX_INPUT * 4:
-            return Reply.refused(f"cannot load '{arg}': {too_long(size)}")
-        text = decode(path.read_bytes())
-    except OSError as e:
-        return Reply.refused(f"cannot load '{arg}': {e.strerror or e}")
+        text = decode(read(path, MAX_INPUT * 4, "an input"))
+    except Refused as e:
+        return Reply.refused(f"cannot load '{arg}': {e}")
     if not text.strip():
         return Reply.note(f"'{arg}' holds no statements")
     return text

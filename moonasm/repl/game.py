@@ -593,11 +593,13 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
         if kind.lower() == "human":
             seats.append(Seat("human", name.strip() or f"human{index}"))
             continue
+        from moonasm.sourcefile import Refused, read
+
         try:
-            data = Path(spec).read_bytes()
-        except OSError as e:
-            raise SetupError(f"cannot read '{spec}': {e.strerror or e} (a SEAT is 'human' "
-                             "or a bot file)") from None
+            data = read(spec)
+        except Refused as e:
+            raise SetupError(f"cannot read '{spec}': {e} (a SEAT is 'human' or a bot "
+                             "file)") from None
         loaded = load_bot(spec, data, args.bits)
         if isinstance(loaded, Bot):
             seats.append(Seat("bot", loaded.name, loaded.program, spec))
