@@ -215,9 +215,12 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
             reach(index + 1, _OTHER if compared != _NONE else _NONE, frozenset())
         elif op.mnemonic != "END":
             reach(index + 1, compared, names)
+    at: dict[int, list[frozenset[str]]] = {}
+    for (index, _), names in guarded.items():
+        at.setdefault(index, []).append(names)
     found = []
-    for index, stmt in enumerate(stmts):
-        states = [names for (i, _), names in guarded.items() if i == index]
+    for index, states in sorted(at.items()):
+        stmt = stmts[index]
         missing = [(name, span) for name, span in _uses(stmt)
                    if any(name not in names for names in states)]
         if not missing:
