@@ -161,16 +161,19 @@ _PARAM_NOUN = {
 }
 
 
-def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """The choice closest to `word` (case aside), if one is close."""
     import difflib  # only when there is something to suggest
 
     match = difflib.get_close_matches(word.upper(), [c.upper() for c in choices], n=1,
                                       cutoff=0.6)
-    if not match:
-        return ""
-    original = next(c for c in choices if c.upper() == match[0])
-    return f" (did you mean '{original}'?)"
+    return next(c for c in choices if c.upper() == match[0]) if match else None
+
+
+def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+    original = closest(word, choices)
+    return f" (did you mean '{original}'?)" if original is not None else ""
 
 
 def parse_number(text: str) -> int | None:
@@ -486,9 +489,11 @@ class _Checker:
         name = node.name.lower()
         spec = SPECS.get(name)
         if spec is None:
-            hint = suggest(node.name, list(SPECS))
-            if hint:  # what it was meant to be is refused: `.goall 3` is a refused .goal
-                self.refused.add(hint.split("'")[1])
+            meant = closest(node.name, list(SPECS))
+            hint = ""
+            if meant is not None:  # what it was meant to be is refused: `.goall 3`, a .goal
+                self.refused.add(meant)
+                hint = f" (did you mean '{meant}'?)"
             self.error("syntax", f"unknown directive '{node.name}'{hint}", node.span)
             return
         if self.bot and (spec.configuration or name == ".turn"):
