@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from moonasm.cli.main import main as cli_main
-from moonasm.lang.check import Overrides, check_source
+from moonasm.lang.check import check_source, given
 from moonasm.vm.script import ScriptResult, run_script
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,7 +98,7 @@ def run_src(cli, masm):  # type: ignore[no-untyped-def]
 def run_program(text: str, **overrides: Any) -> ScriptResult:
     """Check and run a script through the Python API; the program must be valid."""
     max_steps = overrides.pop("max_steps", 1_000_000)
-    result = check_source(text, overrides=Overrides(**overrides))
+    result = check_source(text, given=given(**overrides))
     assert result.program is not None, [d.message for d in result.errors] + result.usage
     return run_script(result.program, max_steps=max_steps)
 

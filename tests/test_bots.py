@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from moonasm.cli.main import main
-from moonasm.lang.check import Overrides, check
+from moonasm.lang.check import check, given
 from moonasm.lang.parse import Parsed, parse
 from moonasm.vm.script import ScriptResult, run_script
 
@@ -36,8 +36,8 @@ def situation(name: str, goal: int, power: float, mode: str = "versus",
               sets: dict[str, int] | None = None, turns: int = 1) -> ScriptResult:
     """The bot run for `turns` turns with this configuration, as if it were prepended:
     `.goal G`, `.power P`, `.mode M`, `.set X, V`."""
-    overrides = Overrides(mode=mode, power=int(power * 2), sets=dict(sets or {}), goal=goal)
-    result = check(_parsed(name, turns), overrides=overrides)
+    result = check(_parsed(name, turns), given=given(mode=mode, power=int(power * 2),
+                                                     sets=dict(sets or {}), goal=goal))
     assert result.program is not None, result.errors
     return run_script(result.program, max_steps=10_000)
 

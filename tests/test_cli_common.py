@@ -78,7 +78,7 @@ def test_in_a_separate_process(tmp_path) -> None:
     assert out.status == 2
     assert len(out.out.splitlines()) == 1
     assert json.loads(out.out)["diagnostics"][0]["message"] == \
-        "argument --goal: invalid number 'x' (a value is a whole number: 6, 0b0110 or 0x6)"
+        "argument --goal: .goal must be a number, not 'x'"
 
 
 def test_help_and_version_under_json_are_one_object_too(cli) -> None:

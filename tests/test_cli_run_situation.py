@@ -138,3 +138,11 @@ def test_players_overrides_the_scripts_directive(cli, masm) -> None:
     out = cli("run", path, "--json", "--players", "3")
     assert (out.status, out.json["registers"]["A"], list(out.json["ram"])) == (
         0, 1, ["1", "2", "3"])
+
+
+def test_hacker_kind_is_the_seats(cli, masm) -> None:
+    path = masm("CMP COST ROL, 0.5\nJNE done\nINC A\ndone: END\n")  # rotation: ROL ½
+    out = cli("run", path, "--json", "--players", "2", "--seat", "2", "--hacker", "rotation")
+    assert (out.status, out.json["registers"]["A"]) == (0, 1)
+    out = cli("run", path, "--json", "--players", "2", "--seat", "2", "--hacker", "1=rotation")
+    assert (out.status, out.json["registers"]["A"]) == (0, 0)  # player 1's, not the bot's

@@ -208,7 +208,8 @@ def test_tournament_standings_store_and_hostile_bots(reference) -> None:  # type
         assert b["games"] == 4 * 20
     invalid = {Path(r["file"]).name: r["diagnostics"] for r in obj["invalid"]}
     assert set(invalid) == {"junk.masm", "huge.masm"}
-    assert "reads bots (--max-bot-size) of at most 65,536 bytes" in invalid["huge.masm"][0]["message"]
+    message = invalid["huge.masm"][0]["message"]
+    assert "reads bots (--max-bot-size) of at most 65,536 bytes" in message
     by_name = {b["name"]: b for b in obj["bots"]}
     assert by_name["looper"]["faults"]["overload"] > 0
     assert by_name["faulter"]["faults"]["protection"] > 0

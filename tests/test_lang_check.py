@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import errors_of
 
-from moonasm.lang.check import Overrides, check_source
+from moonasm.lang.check import check_source, given
 
 CASES = [
     # unknown mnemonics and directives, with a did-you-mean from the table
@@ -215,21 +215,20 @@ def test_bots_check_literals_against_16_bits_and_may_read_goal() -> None:
         (1, 8, "semantic", "number 65536 does not fit in 16 bits (0-65535)")]
 
 
-def test_overrides_replace_directives_and_their_width_checks() -> None:
-    result = check_source(".bits 4\n.set A, 15\n.goal 15", overrides=Overrides(bits=8))
+def test_directives_given_replace_the_files_and_their_width_checks() -> None:
+    result = check_source(".bits 4\n.set A, 15\n.goal 15", given=given(bits=8))
     assert result.program is not None and result.program.config.bits == 8
     # a narrower --bits makes the directives' values too wide: static errors
-    assert errors_of(".bits 8\n.set A, 200", overrides=Overrides(bits=4)) == [
+    assert errors_of(".bits 8\n.set A, 200", given=given(bits=4)) == [
         (2, 9, "semantic", "value 200 for A does not fit in 4 bits (0-15)")]
     # a value given on the command line replaces the directive's, so it is not checked
-    result = check_source(".set A, 200\n.goal 300", overrides=Overrides(
-        bits=4, sets={"A": 3}, goal=5))
+    result = check_source(".set A, 200\n.goal 300", given=given(bits=4, sets={"A": 3}, goal=5))
     assert result.errors == [] and result.program is not None
     assert result.program.config.sets == {"A": 3} and result.program.config.goal == 5
-    # command-line values that do not fit are usage errors, not diagnostics
-    result = check_source("INC A", overrides=Overrides(sets={"B": 16}, goal=99))
-    assert result.usage == ["--set B=16 does not fit in 4 bits (0-15)",
-                            "--goal 99 does not fit in 4 bits (0-15)"]
+    # values given that do not fit are usage errors, in the directive's words, named by flag
+    result = check_source("INC A", given=given(sets={"B": 16}, goal=99))
+    assert result.usage == ["argument --goal: goal 99 does not fit in 4 bits (0-15)",
+                            "argument --set: value 16 for B does not fit in 4 bits (0-15)"]
 
 
 def test_config_is_resolved() -> None:
@@ -296,9 +295,9 @@ def test_warnings_of_bots_and_of_invalid_programs() -> None:
     bot = check_source("DEC A\nEND\nINC A", bot=True)
     assert [w.kind for w in bot.warnings] == ["unreachable"]  # power is the game's business
     assert check_source("x: NOT A\nINC Q").warnings == []  # errors first
-    overridden = check_source("NOT A", overrides=Overrides(power=2))  # halves: 1 power
+    overridden = check_source("NOT A", given=given(power=2))  # halves: 1 power
     assert overridden.warnings == []
-    assert [w.kind for w in check_source("INC A", overrides=Overrides(power=2)).warnings] == \
+    assert [w.kind for w in check_source("INC A", given=given(power=2)).warnings] == \
         ["over-budget"]
 
 

@@ -84,3 +84,18 @@ def test_the_warning_in_check_output(cli, masm) -> None:
                        "    2 | CMP C, 1\n"
                        "      |     ^\n"
                        "1 warning\n")
+
+
+@pytest.mark.parametrize("guard", [
+    "CMP COST ROL, POWER\nJG away\n",  # spec §3.1's "can I afford ROL, and may I use it?"
+    "CMP COST ROL, 4\nJG away\n",
+    "CMP POWER, COST ROL\nJL away\n",
+    "CMP COST ROL, POWER\nJLE use\nJMP away\nuse:\n",
+])
+def test_cost_guards_an_operation(guard: str) -> None:
+    assert unguarded(guard + "ROL A\naway: END\n") == []
+
+
+def test_cost_says_nothing_of_a_register_or_on_the_other_side() -> None:
+    assert [w[0] for w in unguarded("CMP COST ROL, POWER\nJLE away\nROL A\naway: END\n")] == [3]
+    assert [w[0] for w in unguarded("CMP COST ROL, POWER\nJG away\nOR A, B\naway: END\n")] == [3]

@@ -17,10 +17,13 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from moonasm.diagnostics import Diagnostic
 from moonasm.status import ExitStatus
+
+if TYPE_CHECKING:
+    from moonasm.lang.directives import DirectiveSpec
 
 JsonObject = dict[str, object]
 
@@ -140,7 +143,6 @@ def use_color(stream: IO[str]) -> bool:
 
 # What an option's value must look like, quoted in its error message.
 VALUE_RULE = "a value is a whole number: 6, 0b0110 or 0x6"
-POWER_RULE = "power comes in steps of 0.5, like 3 or 1.5"
 _WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
 
 
@@ -154,11 +156,6 @@ def option_number(text: str, *, power: bool, rule: str) -> int:
     except NumberError as e:
         message = f"{e.message} ({rule})" if e.reason in ("malformed", "whole") else e.message
         raise argparse.ArgumentTypeError(message) from None
-
-
-def parse_halves(text: str) -> int:
-    """A power amount such as `3` or `1.5`, in halves; for argparse `type=`."""
-    return option_number(text, power=True, rule=POWER_RULE)
 
 
 def parse_value(text: str) -> int:
@@ -203,71 +200,36 @@ def parse_positive(text: str) -> int:
     return value
 
 
-def parse_set(text: str) -> tuple[str, int]:
-    """`--set X=V`: a register A-D or a module RAM1-RAM4, and its start value."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
+def add_directive_flags(p: argparse.ArgumentParser) -> None:
+    """The configuration directives as flags (`--set A=5` is `.set A, 5`), from the directive
+    table (`moonasm.lang.directives`): `run` and `solve` take these. The values are kept as
+    text and read by `read_directive_flags`, with each directive's own reader."""
+    from moonasm.lang.directives import TABLE
 
-    where, eq, value = text.partition("=")
-    name = where.strip().upper()
-    if not eq or name not in isa.REGISTERS + isa.RAM_WORDS[1:]:
-        raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not X=V with X a register "
-                                         "A-D or a module RAM1-RAM4")
-    try:
-        return name, parse_value(value.strip())
-    except argparse.ArgumentTypeError as e:
-        raise argparse.ArgumentTypeError(f"{name}={shorten(value)}: {e}") from None
-
-
-def parse_hacker(text: str) -> tuple[int, str]:
-    """`--hacker KIND` (player 1) or `--hacker N=KIND`."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
-
-    seat_text, eq, kind = text.rpartition("=")
-    kind = kind.strip().lower()
-    seat = 1
-    if eq:
-        if seat_text.strip() not in ("1", "2", "3", "4"):
-            raise argparse.ArgumentTypeError(f"'{shorten(seat_text)}' is not a player (1-4)")
-        seat = int(seat_text)
-    if kind not in isa.HACKERS:
-        raise argparse.ArgumentTypeError(f"'{shorten(kind)}' is not a hacker (one of "
-                                         f"{', '.join(isa.HACKERS)})")
-    return seat, kind
+    for spec in TABLE:
+        if spec.flag is not None:
+            flag = spec.flag
+            p.add_argument(flag.name, metavar=flag.metavar, help=flag.help,
+                           dest=f"directive_{spec.name[1:]}",
+                           action="append" if flag.repeatable else "store",
+                           default=[] if flag.repeatable else None)
 
 
-def parse_disable(text: str) -> str:
-    """`--disable X`: a register B-D or a machine operation, as an ERROR card leaves it."""
-    from moonasm import isa
-    from moonasm.diagnostics import shorten
+def read_directive_flags(args: argparse.Namespace) -> list[tuple[DirectiveSpec, object]]:
+    """The directives the flags give, each (spec, value) read by the directive's own reader,
+    in the table's order; a value that is not one is a UsageError naming the flag."""
+    from moonasm.lang.directives import TABLE, DirectiveError
 
-    word = text.strip().upper()
-    op = isa.OPERATIONS.get(word)
-    if word in isa.REGISTERS[1:] or op is not None and op.is_machine_op:
-        return word
-    if word == "A":
-        raise argparse.ArgumentTypeError("register A cannot be disabled (there is no ERROR A)")
-    if op is not None:
-        raise argparse.ArgumentTypeError(f"{word} is control flow; only registers B-D and "
-                                         "operations can be disabled")
-    raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not B, C, D or an operation")
-
-
-def directive_option(name: str) -> Callable[[str], object]:
-    """An argparse `type=` that reads a flag's value as the directive `name` reads its
-    operand (`--players 5` is `.players 5`), with the directive's own message."""
-
-    def read(text: str) -> object:
-        from moonasm.diagnostics import Span
-        from moonasm.lang.directives import SPECS, DirectiveError
-        from moonasm.lang.nodes import Operand
-
-        kind = "number" if text[:1].isdigit() else "word"
-        try:
-            return SPECS[name].read([Operand(kind, text.strip(), Span(1, 1, len(text)))],
-                                    Span(1, 1, len(text)))
-        except DirectiveError as e:
-            raise argparse.ArgumentTypeError(e.diagnostic.message) from None
-
-    return read
+    out: list[tuple[DirectiveSpec, object]] = []
+    for spec in TABLE:
+        if spec.flag is None:
+            continue
+        given = getattr(args, f"directive_{spec.name[1:]}")
+        texts = given if spec.flag.repeatable else [] if given is None else [given]
+        for text in texts:
+            try:
+                out.append((spec, spec.read_flag(text)))
+            except DirectiveError as e:
+                raise UsageError(f"argument {spec.flag.name}: {e.diagnostic.message}") \
+                    from None
+    return out

@@ -18,20 +18,16 @@ from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
     JsonObject,
+    add_directive_flags,
     diagnostic_json,
-    directive_option,
     fail_usage,
     failure_object,
     option_number,
-    parse_bits,
-    parse_disable,
-    parse_hacker,
-    parse_halves,
     parse_positive,
-    parse_set,
     parse_value,
     print_diagnostics,
     print_json,
+    read_directive_flags,
     read_program,
     use_color,
 )
@@ -50,21 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.epilog = help_epilog()
     p.add_argument("file", metavar="FILE", help="the .masm script or bot")
-    p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
-    p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
-    p.add_argument("--power", type=parse_halves, metavar="P",
-                   help="power per turn (steps of 0.5)")
-    p.add_argument("--set", action="append", default=[], type=parse_set, metavar="X=V",
-                   help="start value of a register A-D or module RAMn (repeatable)")
-    p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
-    p.add_argument("--players", type=directive_option(".players"), metavar="N",
-                   help="number of players, 1-4 (PLAYERS; a bot's game has 1 unless given)")
-    p.add_argument("--hacker", action="append", default=[], type=parse_hacker,
-                   metavar="KIND|N=KIND",
-                   help="player 1's hacker (or player N's): addition, copy, rotation or logic")
-    p.add_argument("--disable", action="append", default=[], type=parse_disable, metavar="X",
-                   help="register B-D or an operation unusable, as an ERROR card leaves it "
-                   "(repeatable)")
+    add_directive_flags(p)
     game = p.add_argument_group(
         "the game around a bot", "what the game-state operands read, to try a bot in a chosen "
         "situation without editing it (SEAT is a player 1-4)")
@@ -205,32 +187,6 @@ def _situation(args: argparse.Namespace, config: Config, bot: bool) \
 
 # -- option values -------------------------------------------------------------------------
 
-def _option_problem(args: argparse.Namespace, parsed: Parsed, config: Config,
-                    bot: bool) -> str | None:
-    """The first option that cannot apply to this program's machine, as a usage message."""
-    players = config.players
-    who = "a bot runs as player 1 alone" if bot else \
-        f"the script has {players} player{'s' if players > 1 else ''} (.players)"
-    fit = f"does not fit in {config.bits} bits (0-{config.mask})"
-    for where, value in args.set:
-        if where.startswith("RAM") and int(where[3:]) > players:
-            return f"argument --set: {where}={value}: there is no {where}: {who}"
-        if value > config.mask:
-            return f"argument --set: {where}={value} {fit}"
-    if args.goal is not None and args.goal > config.mask:
-        return f"argument --goal: {args.goal} {fit}"
-    seats = [seat for seat, _ in args.hacker]
-    for seat in seats:
-        if seat > players:
-            return f"argument --hacker: there is no player {seat}: {who}"
-        if seats.count(seat) > 1:
-            return f"argument --hacker: player {seat} is given two hackers"
-    if args.turns is not None and _has_turns(parsed):
-        return ("argument --turns: the script sets its own turns with .turn; --turns repeats "
-                "a program of one turn")
-    return None
-
-
 def _has_turns(parsed: Parsed) -> bool:
     from moonasm.lang.nodes import Directive
 
@@ -240,22 +196,27 @@ def _has_turns(parsed: Parsed) -> bool:
 # -- running -------------------------------------------------------------------------------
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.lang.check import Config, Overrides, check
+    from moonasm.lang.check import Config, check
+    from moonasm.lang.directives import SPECS
     from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
+    if args.seat is not None:  # --hacker KIND is the acting player's
+        args.directive_hacker = [text if "=" in text else f"{args.seat[1]}={text}"
+                                 for text in args.directive_hacker]
+    given = read_directive_flags(args)  # a flag's value is a usage error before the file
     text = read_program(args.file)
     parsed = parse(text)
     bot = is_bot(parsed)
-    bits = 4 if args.bits is None and bot else args.bits
-    overrides = Overrides(bits=bits, mode=args.mode, power=args.power, sets=dict(args.set),
-                          goal=args.goal, players=args.players)
-    result = check(parsed, bot=bot, overrides=overrides)
-    problem = _option_problem(args, parsed, result.config or Config(), bot)
-    if problem is None and result.usage:
-        problem = result.usage[0]
-    situation = _situation(args, result.config or Config(), bot) if problem is None \
-        else problem
+    if bot and args.directive_bits is None:  # a bot alone runs on the game's default width
+        given.insert(0, (SPECS[".bits"], 4))
+    result = check(parsed, bot=bot, given=given)
+    if result.usage:
+        return fail_usage(result.usage[0])
+    if args.turns is not None and _has_turns(parsed):
+        return fail_usage("argument --turns: the script sets its own turns with .turn; "
+                          "--turns repeats a program of one turn")
+    situation = _situation(args, result.config or Config(), bot)
     if isinstance(situation, str):
         return fail_usage(situation)
     if result.program is None:
@@ -264,18 +225,7 @@ def main(args: argparse.Namespace) -> int:
             print_json(_json_static(result.config or Config(), [
                 diagnostic_json(d, args.file) for d in result.errors]))
         return ExitStatus.INVALID
-    return _run(args, _with_options(result.program, args), situation)
-
-
-def _with_options(program: Program, args: argparse.Namespace) -> Program:
-    """The program with --hacker and --disable applied: a hacker replaces the player's own,
-    disabled names add to the file's."""
-    if not args.hacker and not args.disable:
-        return program
-    config = program.config
-    config = dataclasses.replace(config, hackers={**config.hackers, **dict(args.hacker)},
-                                 disabled=config.disabled | set(args.disable))
-    return dataclasses.replace(program, config=config)
+    return _run(args, result.program, situation)
 
 
 def json_failure(diagnostics: list[JsonObject]) -> JsonObject:

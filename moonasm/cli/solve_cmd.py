@@ -16,18 +16,14 @@ from typing import TYPE_CHECKING
 from moonasm.cli.common import (
     JsonObject,
     UsageError,
+    add_directive_flags,
     diagnostic_json,
     fail_usage,
     failure_object,
-    parse_bits,
-    parse_disable,
-    parse_hacker,
-    parse_halves,
     parse_positive,
-    parse_set,
-    parse_value,
     print_diagnostics,
     print_json,
+    read_directive_flags,
     read_program,
 )
 from moonasm.status import ExitStatus
@@ -42,18 +38,7 @@ NO_ANSWER = {"solved": False, "power": None, "operations": None, "turns": None,
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", nargs="?",
                    help="a puzzle whose directives give the starting state")
-    p.add_argument("--bits", type=parse_bits, metavar="N", help="register width, 1-16")
-    p.add_argument("--mode", choices=("coop", "versus"), help="cost rules")
-    p.add_argument("--set", action="append", default=[], metavar="X=V", type=parse_set,
-                   help="start value of a register A-D or module RAMn (repeatable)")
-    p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
-    p.add_argument("--power", type=parse_halves, metavar="P",
-                   help="power per turn: split the program into turns of at most P")
-    p.add_argument("--hacker", action="append", default=[], metavar="[N=]KIND", type=parse_hacker,
-                   help="a player's hacker (player 1 unless N=): addition, copy, rotation "
-                   "or logic")
-    p.add_argument("--disable", action="append", default=[], metavar="X", type=parse_disable,
-                   help="a register B-D or an operation out of order (repeatable)")
+    add_directive_flags(p)
     p.add_argument("--extras", action="store_true",
                    help="allow the extra operations (XCHG, SHL, SHR, ADD, SUB, NOR, ...)")
     p.add_argument("--turns", type=parse_positive, metavar="N",
@@ -70,20 +55,17 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
 
 def problem_from_args(args: argparse.Namespace) -> Problem | int:
     """The problem the options and FILE describe, or an exit status after reporting why not."""
-    import dataclasses
-
-    from moonasm.lang.check import Overrides, check_source
+    from moonasm.lang.check import check_source
     from moonasm.solve import Problem
 
     try:
-        overrides = Overrides(bits=args.bits, mode=args.mode, power=args.power,
-                              sets=dict(args.set), goal=args.goal)
+        given = read_directive_flags(args)
         text = read_program(args.file) if args.file else ""
     except UsageError as e:
         return fail_usage(e.message, e.file)
-    result = check_source(text, overrides=overrides)
+    result = check_source(text, given=given)
     if result.usage:
-        return fail_usage("; ".join(result.usage))
+        return fail_usage(result.usage[0])
     if result.program is None:
         from moonasm.lang.parse import parse
 
@@ -92,12 +74,6 @@ def problem_from_args(args: argparse.Namespace) -> Problem | int:
             print_json(json_failure([diagnostic_json(d, args.file) for d in result.errors]))
         return ExitStatus.INVALID
     config = result.program.config
-    for player, _ in args.hacker:
-        if player > config.players:
-            return fail_usage(f"--hacker {player}=...: the puzzle has {config.players} "
-                              f"player{'s' if config.players > 1 else ''}")
-    config = dataclasses.replace(config, hackers={**config.hackers, **dict(args.hacker)},
-                                 disabled=config.disabled | set(args.disable))
     if config.goal is None:
         return fail_usage("no goal: give --goal V or a FILE with .goal")
     if args.budget <= 0:

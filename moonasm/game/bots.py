@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from moonasm.diagnostics import Diagnostic
-from moonasm.lang.check import Overrides, Program, check
+from moonasm.lang.check import Program, check, given
 from moonasm.lang.parse import decode, parse
 
 
@@ -30,7 +30,7 @@ class Invalid:
 def check_bot(text: str, bits: int) -> tuple[Program | None, list[str], list[Diagnostic]]:
     """Check `text` as a bot for a `bits`-wide game: (program or None, lines, errors)."""
     parsed = parse(text)
-    result = check(parsed, bot=True, overrides=Overrides(bits=bits))
+    result = check(parsed, bot=True, given=given(bits=bits))
     return result.program, parsed.lines, result.errors
 
 

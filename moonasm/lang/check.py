@@ -107,16 +107,18 @@ class Config:
         return (1 << self.bits) - 1
 
 
-@dataclass(frozen=True)
-class Overrides:
-    """Command-line options that replace a script's directives (`moonasm run --bits ...`)."""
+Given = Sequence[tuple[DirectiveSpec, Any]]
 
-    bits: int | None = None
-    mode: str | None = None
-    power: int | None = None
-    sets: dict[str, int] = field(default_factory=dict)
-    goal: int | None = None
-    players: int | None = None
+
+def given(*, bits: int | None = None, mode: str | None = None, players: int | None = None,
+          power: int | None = None, sets: dict[str, int] | None = None,
+          goal: int | None = None) -> list[tuple[DirectiveSpec, Any]]:
+    """Directives given outside the file (a game's width, the REPL's machine), as `check`'s
+    `given` takes them: `given(bits=8)` is `.bits 8`; None leaves the file's."""
+    out = [(SPECS[name], value) for name, value in ((".bits", bits), (".mode", mode),
+                                                    (".players", players), (".power", power),
+                                                    (".goal", goal)) if value is not None]
+    return out + [(SPECS[".set"], item) for item in (sets or {}).items()]
 
 
 @dataclass(frozen=True)
@@ -159,16 +161,19 @@ _PARAM_NOUN = {
 }
 
 
-def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+def closest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """The choice closest to `word` (case aside), if one is close."""
     import difflib  # only when there is something to suggest
 
     match = difflib.get_close_matches(word.upper(), [c.upper() for c in choices], n=1,
                                       cutoff=0.6)
-    if not match:
-        return ""
-    original = next(c for c in choices if c.upper() == match[0])
-    return f" (did you mean '{original}'?)"
+    return next(c for c in choices if c.upper() == match[0]) if match else None
+
+
+def suggest(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """` (did you mean 'X'?)` when a close match exists, else an empty string."""
+    original = closest(word, choices)
+    return f" (did you mean '{original}'?)" if original is not None else ""
 
 
 def parse_number(text: str) -> int | None:
@@ -182,10 +187,10 @@ def parse_number(text: str) -> int | None:
 
 
 class _Checker:
-    def __init__(self, parsed: Parsed, bot: bool, overrides: Overrides | None):
+    def __init__(self, parsed: Parsed, bot: bool, outside: Given):
         self.parsed = parsed
         self.bot = bot
-        self.overrides = overrides or Overrides()
+        self.outside = outside  # directives given on the command line, applied last
         self.errors: list[Diagnostic] = list(parsed.errors)
         self.usage: list[str] = []
         # configuration as written, with where it was written
@@ -484,9 +489,11 @@ class _Checker:
         name = node.name.lower()
         spec = SPECS.get(name)
         if spec is None:
-            hint = suggest(node.name, list(SPECS))
-            if hint:  # what it was meant to be is refused: `.goall 3` is a refused .goal
-                self.refused.add(hint.split("'")[1])
+            meant = closest(node.name, list(SPECS))
+            hint = ""
+            if meant is not None:  # what it was meant to be is refused: `.goall 3`, a .goal
+                self.refused.add(meant)
+                hint = f" (did you mean '{meant}'?)"
             self.error("syntax", f"unknown directive '{node.name}'{hint}", node.span)
             return
         if self.bot and (spec.configuration or name == ".turn"):
@@ -519,34 +526,39 @@ class _Checker:
     # -- putting it together -----------------------------------------------------------
 
     def config(self) -> Config:
-        o = self.overrides
         # A bot is checked for the widest machine unless the game's width is known.
         config = Config(bits=MAX_BITS if self.bot else 4)
+        # A directive given on the command line replaces the file's with the same key.
+        replaced = {key for spec, value in self.outside if (key := spec.key(value))}
+        self.written = [(spec, value, node) for spec, value, node in self.written
+                        if spec.key(value) is None or spec.key(value) not in replaced]
         for spec, value, _ in self.written:
             config = spec.apply(config, value)
-        config = replace(
-            config,
-            bits=config.bits if o.bits is None else o.bits,
-            mode=o.mode or config.mode,
-            power=config.power if o.power is None else o.power,
-            sets={**config.sets, **o.sets},
-            goal=config.goal if o.goal is None else o.goal,
-            players=config.players if o.players is None else o.players)
-        bits, mask = config.bits, config.mask
-        for where, value in o.sets.items():
-            if value > mask:
-                self.usage.append(f"--set {where}={shown(value)} does not fit in {bits} bits "
-                                  f"(0-{mask})")
-        if o.goal is not None and o.goal > mask:
-            self.usage.append(f"--goal {shown(o.goal)} does not fit in {bits} bits (0-{mask})")
+        keys: set[str] = set()
+        outside = []
+        for spec, value in self.outside:
+            key = spec.key(value)
+            if key is not None:
+                if key in keys:
+                    self.usage.append(f"{_flag(spec)}: {spec.repeated(value, None)}")
+                    continue
+                keys.add(key)
+            outside.append((spec, value))
+            config = spec.apply(config, value)
         # A refused .bits or .players is reported once: what depends on it is checked
         # against the most lenient value it could have had.
-        lenient = replace(config, bits=MAX_BITS if ".bits" in self.refused else config.bits,
-                          players=4 if ".players" in self.refused else config.players)
+        lenient = replace(
+            config, bits=MAX_BITS if ".bits" in self.refused and "bits" not in keys
+            else config.bits,
+            players=4 if ".players" in self.refused and "players" not in keys
+            else config.players)
         bits, mask, players = lenient.bits, lenient.mask, lenient.players
         for spec, value, node in self.written:
             for index, message in spec.validate(value, lenient):
                 self.error("semantic", message, node.operands[index].span)
+        for spec, value in outside:
+            self.usage += [f"{_flag(spec)}: {message}"
+                           for _, message in spec.validate(value, lenient)]
         for value, span, what in self.width_checks:
             if value > mask:
                 self.error("semantic", f"{what} {shown(value)} does not fit in {bits} bits "
@@ -628,17 +640,24 @@ class CheckResult:
         return find_warnings(self.program)
 
 
-def check(parsed: Parsed, *, bot: bool = False, overrides: Overrides | None = None) -> CheckResult:
-    """Check a parsed program. `errors` holds every syntax and static error, in source order;
-    `usage` the command-line values that cannot apply."""
-    checker = _Checker(parsed, bot, overrides)
+def _flag(spec: DirectiveSpec) -> str:
+    """How a usage message names a directive given outside the file."""
+    return f"argument {spec.flag.name}" if spec.flag is not None else spec.name
+
+
+def check(parsed: Parsed, *, bot: bool = False, given: Given = ()) -> CheckResult:
+    """Check a parsed program. `given` are directives given outside the file (the command
+    line's, each a spec and its value as the spec reads it): applied after the file's,
+    replacing those with the same key. `errors` holds every syntax and static error, in
+    source order; `usage` what is wrong with the values given (`argument --set: value 16 for
+    A does not fit in 4 bits (0-15)`)."""
+    checker = _Checker(parsed, bot, given)
     with gc_paused():
         program = checker.run()
     return CheckResult(program, checker.errors, checker.usage, checker.result_config)
 
 
-def check_source(text: str, *, bot: bool = False,
-                 overrides: Overrides | None = None) -> CheckResult:
+def check_source(text: str, *, bot: bool = False, given: Given = ()) -> CheckResult:
     from moonasm.lang.parse import parse
 
-    return check(parse(text), bot=bot, overrides=overrides)
+    return check(parse(text), bot=bot, given=given)

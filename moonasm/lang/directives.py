@@ -22,6 +22,9 @@ API, for each `DirectiveSpec` in `TABLE` (or `SPECS[".name"]`, lower case with i
   line replaced it).
 * `format(value) -> str`: the canonical source text, `.set A, 6`; `read` of its operands gives
   the value back (a round-trip test holds them to it).
+* `flag`: how `moonasm run` and `solve` take the directive on the command line (`--set A=5`),
+  and `read_flag(text)`: its value read by `read`, with the directive's own message. The
+  checker applies such values after the file's directives (`check(..., given=...)`).
 * `setup(machine, value)`: what the directive does to a new machine, if anything.
 
 `directives_of(config)` lists a configuration as (spec, value) pairs in canonical order:
@@ -83,6 +86,32 @@ def _fail(kind: str, message: str, span: Span) -> DirectiveError:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """A configuration directive given on the command line: `moonasm run --set A=5` is
+    `.set A, 5`, read by the directive's own reader and applied by the checker after the
+    file's directives (`given`). `split` makes the flag's text the directive's operands
+    (`A=5` -> `A`, `5`), or None when it is not of the flag's form."""
+
+    name: str
+    metavar: str
+    help: str
+    repeatable: bool = False
+    split: Callable[[str], list[str] | None] = lambda text: [text]
+
+
+def _pair(text: str) -> list[str] | None:
+    """`X=V` -> [X, V]."""
+    left, eq, right = text.partition("=")
+    return [left.strip(), right.strip()] if eq else None
+
+
+def _seated(text: str) -> list[str]:
+    """`N=KIND` -> [N, KIND]; `KIND` alone is player 1's."""
+    left, eq, right = text.rpartition("=")
+    return [left.strip(), right.strip()] if eq else ["1", text.strip()]
+
+
+@dataclass(frozen=True)
 class DirectiveSpec:
     """One directive: its words for people, and how it is read, applied and written."""
 
@@ -95,9 +124,10 @@ class DirectiveSpec:
     write: Callable[[Any], str]  # the operands' text
     apply_to: Callable[[Config, Any], Config] | None = None
     key: Callable[[Any], str | None] = lambda value: None
-    twice: Callable[[Any, int], str] | None = None  # the message for a second one
+    twice: Callable[[Any, int | None], str] | None = None  # the message for a second one
     validate: Callable[[Any, Config], list[tuple[int, str]]] = lambda value, config: []
     setup: Callable[[Machine, Any], None] | None = None
+    flag: Flag | None = None  # how `run` and `solve` take it on the command line
 
     def read(self, operands: Sequence[Operand], span: Span) -> Any:
         """The value the operands give; `span` (the directive's) places a wrong count."""
@@ -107,11 +137,22 @@ class DirectiveSpec:
                         f"{'s' if got != 1 else ''}", span)
         return self.parse(operands)
 
-    def repeated(self, value: Any, first_line: int) -> str:
-        """What is said of a directive given again with the same key."""
+    def repeated(self, value: Any, first_line: int | None) -> str:
+        """What is said of a directive given again with the same key (`first_line` None: on
+        the command line)."""
         if self.twice is not None:
             return self.twice(value, first_line)
-        return f"'{self.name}' is given twice (first on line {first_line})"
+        return f"'{self.name}' is given twice{_first(first_line)}"
+
+    def read_flag(self, text: str) -> Any:
+        """The value of this directive's flag as given on the command line (`A=5`), read by
+        the directive's own reader; raises DirectiveError with its message."""
+        assert self.flag is not None
+        span = Span(1, 1, max(1, len(text)))
+        parts = self.flag.split(text)
+        if parts is None:
+            raise _fail("usage", f"'{shorten(text)}' is not {self.flag.metavar}", span)
+        return self.read([Operand(_kind_of(part), part, span) for part in parts], span)
 
     def apply(self, config: Config, value: Any) -> Config:
         return config if self.apply_to is None else self.apply_to(config, value)
@@ -121,6 +162,17 @@ class DirectiveSpec:
 
 
 # -- reading operands ------------------------------------------------------------------------
+
+def _first(line: int | None) -> str:
+    return "" if line is None else f" (first on line {line})"
+
+
+def _kind_of(text: str) -> str:
+    """What the lexer would make of a flag's text: a number, a string or a word."""
+    if text[:1].isdigit():
+        return "number"
+    return "string" if text[:1] == '"' else "word"
+
 
 def _number(operand: Operand, what: str, *, power: bool = False) -> int:
     if operand.kind != "number":
@@ -204,8 +256,9 @@ def _disable(operands: Sequence[Operand]) -> str:
     if word == "A":
         raise _fail("semantic", "register A cannot be disabled (there is no ERROR A)",
                     arg.span)
+    disableable = [*isa.REGISTERS[1:], *(op.mnemonic for op in isa.TABLE if op.is_machine_op)]
     raise _fail("semantic", f".disable takes B, C, D or an operation, not '{arg.text}'"
-                f"{suggest(arg.text, list(isa.OPERATIONS))}", arg.span)
+                f"{suggest(arg.text, disableable)}", arg.span)
 
 
 def _string(key: str) -> Callable[[Sequence[Operand]], str]:
@@ -287,35 +340,47 @@ def _quoted(text: str) -> str:
 TABLE: tuple[DirectiveSpec, ...] = (
     DirectiveSpec(".bits", ("count",), "N", "width of every register and RAM module, 1-16 "
                   "(default 4)", True, _ranged(".bits", 1, MAX_BITS), str,
-                  _replace(bits=lambda c, v: v), key=lambda v: "bits"),
+                  _replace(bits=lambda c, v: v), key=lambda v: "bits",
+                  flag=Flag("--bits", "N", "register width, 1-16")),
     DirectiveSpec(".mode", ("mode",), "coop|versus", "cost rules: versus makes MOV and XCHG "
                   "cost ½", True, _mode, str, _replace(mode=lambda c, v: v),
-                  key=lambda v: "mode"),
+                  key=lambda v: "mode", flag=Flag("--mode", "coop|versus", "cost rules")),
     DirectiveSpec(".players", ("count",), "N", "number of players, 1-4 (default 1)", True,
                   _ranged(".players", 1, 4), str, _replace(players=lambda c, v: v),
-                  key=lambda v: "players"),
+                  key=lambda v: "players",
+                  flag=Flag("--players", "N", "number of players, 1-4 (PLAYERS)")),
     DirectiveSpec(".power", ("power",), "P", "power per turn, in steps of ½ (default "
                   "unlimited)", True, lambda ops: _number(ops[0], ".power", power=True),
-                  isa.format_halves, _replace(power=lambda c, v: v), key=lambda v: "power"),
+                  isa.format_halves, _replace(power=lambda c, v: v), key=lambda v: "power",
+                  flag=Flag("--power", "P", "power per turn, in steps of 0.5")),
     DirectiveSpec(".set", ("place", "value"), "X, V", "start value of a register A-D or a "
                   "module RAMn", True, _set, lambda v: f"{v[0]}, {v[1]}",
                   _replace(sets=lambda c, v: {**c.sets, v[0]: v[1]}),
                   key=lambda v: f"set {v[0]}",
-                  twice=lambda v, line: f"{v[0]} is set twice (first on line {line})",
-                  validate=_validate_set, setup=_setup_set),
+                  twice=lambda v, line: f"{v[0]} is set twice{_first(line)}",
+                  validate=_validate_set, setup=_setup_set,
+                  flag=Flag("--set", "X=V", "start value of a register A-D or module RAMn "
+                            "(repeatable)", repeatable=True, split=_pair)),
     DirectiveSpec(".goal", ("value",), "V", "the value to bring into A", True,
                   lambda ops: _number(ops[0], ".goal"), str, _replace(goal=lambda c, v: v),
                   key=lambda v: "goal",
-                  validate=_fits(lambda v: f"goal {shown(v)}", lambda c, v: c.goal == v, 0)),
+                  validate=_fits(lambda v: f"goal {shown(v)}", lambda c, v: c.goal == v, 0),
+                  flag=Flag("--goal", "V", "the value to bring into A")),
     DirectiveSpec(".hacker", ("player", "hacker"), "N, KIND", "player N's hacker: "
                   "addition|copy|rotation|logic", True, _hacker, lambda v: f"{v[0]}, {v[1]}",
                   _replace(hackers=lambda c, v: {**c.hackers, v[0]: v[1]}),
                   key=lambda v: f"hacker {v[0]}",
-                  twice=lambda v, line: f"player {v[0]} already has a hacker (line {line}); "
-                  "one per player", validate=_playing, setup=_setup_hacker),
+                  twice=lambda v, line: f"player {v[0]} is given two hackers" if line is None
+                  else f"player {v[0]} already has a hacker (line {line}); one per player",
+                  validate=_playing, setup=_setup_hacker,
+                  flag=Flag("--hacker", "KIND|N=KIND", "player 1's hacker (or player N's): "
+                            "addition, copy, rotation or logic (repeatable)", repeatable=True,
+                            split=_seated)),
     DirectiveSpec(".disable", ("disable",), "X", "register B-D or an operation unusable (an "
                   "ERROR event)", True, _disable, str,
-                  _replace(disabled=lambda c, v: c.disabled | {v}), setup=_setup_disable),
+                  _replace(disabled=lambda c, v: c.disabled | {v}), setup=_setup_disable,
+                  flag=Flag("--disable", "X", "register B-D or an operation unusable, as an "
+                            "ERROR card leaves it (repeatable)", repeatable=True)),
     DirectiveSpec(".turn", ("player",), "N", "start a new turn for player N (power "
                   "refilled)", False, lambda ops: _player(ops[0], ".turn"), str,
                   validate=_validate_turn),

@@ -18,7 +18,9 @@ prints its result, and the language server and the REPL show it. Each warning is
   an operation, so a check holds only until the next operation. A path is guarded by a
   `CMP ERROR x, ...` and a conditional jump whose fall-through or target is taken only while
   `x` is not disabled (`CMP ERROR B, 1` / `JE elsewhere`, `CMP ERROR B, 0` / `JNE
-  elsewhere`, ...), with no operation between the CMP and the jump.
+  elsewhere`, ...), or for an operation by `CMP COST op, ...` and a jump that leaves it
+  while the cost is the greatest (`CMP COST ROL, POWER` / `JG elsewhere`: a disabled
+  operation costs more than anything), with no operation between the CMP and the jump.
 
 Warnings never change the exit status; only valid programs have them.
 """
@@ -136,8 +138,9 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
 _NONE = "none"  # no CMP yet this turn: a conditional jump is not taken
 _OTHER = "other"  # the last CMP says nothing about ERROR (or an operation came after it)
 # else (name, side, number): the last CMP compared ERROR name (side 0: left operand) with a
-# number, in halves as CMP compares them
-_Compared = str | tuple[str, int, int]
+# number, in halves as CMP compares them; or (name, side, None): it compared COST name, which
+# is greater than anything while the operation is disabled (spec §3.1)
+_Compared = str | tuple[str, int, int | None]
 
 
 def _uses(stmt: Stmt) -> list[tuple[str, Span]]:
@@ -152,27 +155,37 @@ def _uses(stmt: Stmt) -> list[tuple[str, Span]]:
 
 
 def _compared(stmt: Stmt) -> _Compared:
-    """What a CMP says about an ERROR operand: `CMP ERROR B, 1` is ("B", 0, 2)."""
+    """What a CMP says about a name an ERROR card can disable: `CMP ERROR B, 1` is ("B", 0,
+    2); `CMP COST ROL, POWER` is ("ROL", 0, None)."""
     left, right = stmt.args
     for side, (this, other) in enumerate(((left, right), (right, left))):
-        if this.kind is ArgKind.STATE and this.state is not None and \
-                this.state[0] == "ERROR" and other.kind is ArgKind.NUMBER:
-            return str(this.state[1]), side, other.value
+        if this.kind is not ArgKind.STATE or this.state is None:
+            continue
+        word, name = this.state
+        if word == "ERROR" and other.kind is ArgKind.NUMBER:
+            return str(name), side, other.value
+        if word == "COST" and name in ERROR_OPERATIONS and not (
+                other.state is not None and other.state[0] == "COST"):
+            return str(name), side, None
     return _OTHER
 
 
-def _possible(compared: tuple[str, int, int], condition: str, taken: bool) -> set[int]:
-    """The values ERROR can have (0 or 1) on the side of a jump taken or not."""
-    _, sign, number = condition.split()
-    assert number == "0"
+def _branch(compared: tuple[str, int, int | None], condition: str, taken: bool) -> str | None:
+    """What the side of a jump (taken or not) says of the name compared: "works" (it is not
+    disabled there), "never" (that side is never taken), else None."""
+    _, sign, zero = condition.split()
+    assert zero == "0"
     _, side, literal = compared
+    if literal is None:  # COST: while disabled, greater than anything it is compared with
+        disabled = 1 if side == 0 else -1
+        return None if _COMPARE[sign](disabled, 0) == taken else "works"
     values = set()
     for value in (0, 1):
         x, y = (2 * value, literal) if side == 0 else (literal, 2 * value)
         c = (x > y) - (x < y)
         if _COMPARE[sign](c, 0) == taken:
             values.add(value)
-    return values
+    return "never" if not values else "works" if values == {0} else None
 
 
 def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
@@ -207,20 +220,20 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
             else:
                 assert isinstance(compared, tuple)
                 for taken, target in ((True, stmt.args[0].value), (False, index + 1)):
-                    values = _possible(compared, op.jump_if, taken)
-                    if values:  # else this side is never taken
-                        reach(target, compared, names | {compared[0]} if values == {0}
-                              else names)
+                    said = _branch(compared, op.jump_if, taken)
+                    if said != "never":
+                        reach(target, compared,
+                              names | {compared[0]} if said == "works" else names)
         elif op.is_machine_op:  # a goal solved here can bring an ERROR card
             reach(index + 1, _OTHER if compared != _NONE else _NONE, frozenset())
         elif op.mnemonic != "END":
             reach(index + 1, compared, names)
-    at: dict[int, list[frozenset[str]]] = {}  # the guards met at each statement, one a path
-    for (i, _), names in guarded.items():
-        at.setdefault(i, []).append(names)
+    at: dict[int, list[frozenset[str]]] = {}
+    for (index, _), names in guarded.items():
+        at.setdefault(index, []).append(names)
     found = []
-    for index, stmt in enumerate(stmts):
-        states = at.get(index, [])
+    for index, states in sorted(at.items()):
+        stmt = stmts[index]
         missing = [(name, span) for name, span in _uses(stmt)
                    if any(name not in names for names in states)]
         if not missing:

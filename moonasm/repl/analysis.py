@@ -3,7 +3,7 @@
 The checker refuses configuration directives after instructions within one program, but the
 sandbox accepts them at any time, so an input is cut at each configuration directive: each
 directive is checked on its own against the configuration so far (given to the checker as
-synthetic `.players`/`.goal` nodes and an `Overrides` width), each run of statements between
+synthetic `.players`/`.goal` nodes and a width `given`), each run of statements between
 them as a program of its own. Only when every piece is valid does anything run, so an invalid
 input changes nothing. Nothing here changes the session: the validator calls it on every key.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from moonasm.diagnostics import Diagnostic, Span
-from moonasm.lang.check import Config, Overrides, Program, check
+from moonasm.lang.check import Config, Program, check, given
 from moonasm.lang.directives import SPECS
 from moonasm.lang.nodes import Directive, Label, Node, Operand
 from moonasm.lang.parse import Parsed, parse
@@ -123,9 +123,9 @@ def _context(config: Config, skip: str = "") -> list[Node]:
 def _check_directive(parsed: Parsed, node: Directive, config: Config,
                      errors: list[Diagnostic]) -> ConfigStep | None:
     name = node.name.lower()
-    overrides = Overrides(bits=None if name == ".bits" else config.bits)
+    width = given(bits=None if name == ".bits" else config.bits)
     piece = Parsed(parsed.lines, _context(config, name) + [node], [])
-    result = check(piece, overrides=overrides)
+    result = check(piece, given=width)
     errors.extend(result.errors)
     if result.program is None:
         return None
@@ -134,7 +134,7 @@ def _check_directive(parsed: Parsed, node: Directive, config: Config,
 
 def _check_statements(parsed: Parsed, nodes: list[Node], config: Config,
                       errors: list[Diagnostic]) -> Program | None:
-    overrides = Overrides(bits=config.bits, mode=config.mode, power=config.power)
-    result = check(Parsed(parsed.lines, _context(config) + nodes, []), overrides=overrides)
+    machine = given(bits=config.bits, mode=config.mode, power=config.power)
+    result = check(Parsed(parsed.lines, _context(config) + nodes, []), given=machine)
     errors.extend(result.errors)
     return result.program

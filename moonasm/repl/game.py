@@ -31,7 +31,7 @@ from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
-from moonasm.lang.check import Overrides, Program, Stmt, Turn, check
+from moonasm.lang.check import Program, Stmt, Turn, check, given
 from moonasm.lang.parse import parse
 from moonasm.repl import files
 from moonasm.repl import render as rd
@@ -426,7 +426,7 @@ class GameSession(BaseSession):
 
     def _check(self, text: str) -> tuple[Program | None, list[Diagnostic], list[str]]:
         parsed = parse(text)
-        result = check(parsed, bot=True, overrides=Overrides(bits=self.options.bits))
+        result = check(parsed, bot=True, given=given(bits=self.options.bits))
         errors = [Diagnostic(d.kind, d.message.replace(
             "a bot cannot use", "in a game you cannot use"), d.span) for d in result.errors]
         return result.program, errors, parsed.lines

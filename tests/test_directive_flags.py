@@ -1,0 +1,58 @@
+"""A command-line override is a directive given on the command line: `run` and `solve` take
+their flags from the directive table, read each value with the directive's own reader, and
+the checker applies them after the file's directives."""
+
+from __future__ import annotations
+
+import pytest
+
+from moonasm.lang.check import check_source
+from moonasm.lang.directives import SPECS, TABLE, DirectiveError
+
+
+def test_every_configuration_directive_has_a_flag() -> None:
+    assert [spec.flag.name for spec in TABLE if spec.flag is not None] == [
+        "--bits", "--mode", "--players", "--power", "--set", "--goal", "--hacker", "--disable"]
+    assert all(spec.flag is not None for spec in TABLE if spec.configuration)
+
+
+@pytest.mark.parametrize(("name", "text", "value"), [
+    (".bits", "8", 8), (".mode", "versus", "versus"), (".players", "3", 3),
+    (".power", "1.5", 3), (".set", "RAM2=0b101", ("RAM2", 5)), (".set", "a = 6", ("A", 6)),
+    (".goal", "0x6", 6), (".hacker", "copy", (1, "copy")), (".hacker", "2=Logic", (2, "logic")),
+    (".disable", "rol", "ROL"),
+])
+def test_a_flag_reads_as_its_directive(name: str, text: str, value: object) -> None:
+    spec = SPECS[name]
+    assert spec.read_flag(text) == value
+    # the same value as the directive written in a file
+    written = check_source(".players 4\n" * (name != ".players") + spec.format(value) + "\n")
+    assert not written.errors
+
+
+def test_a_flag_that_is_not_a_value_says_what_the_directive_says() -> None:
+    with pytest.raises(DirectiveError) as refused:
+        SPECS[".players"].read_flag("5")
+    assert refused.value.diagnostic.message == ".players must be 1-4, not 5"
+
+
+@pytest.mark.parametrize("command", ["run", "solve"])
+def test_run_and_solve_take_the_same_directive_flags(cli, command: str) -> None:
+    out = cli(command, "--help")
+    for spec in TABLE:
+        if spec.flag is not None:
+            assert f"{spec.flag.name} {spec.flag.metavar}" in out.out
+
+
+def test_solve_reports_a_value_given_in_the_directives_words(cli) -> None:
+    out = cli("solve", "--goal", "3", "--hacker", "2=copy")
+    assert (out.status, out.err) == (
+        2, "moonasm solve: error: argument --hacker: player 2 is not playing (.players is 1)\n")
+    out = cli("solve", "--goal", "3", "--players", "2", "--hacker", "2=copy", "--json")
+    assert (out.status, out.json["solved"]) == (0, True)
+
+
+def test_a_given_directive_replaces_the_files(cli, masm) -> None:
+    path = masm(".set A, 5\n.hacker 1, copy\n.disable B\nINC A\n")
+    out = cli("run", path, "--json", "--set", "A=1", "--hacker", "logic", "--disable", "C")
+    assert (out.status, out.json["registers"]["A"]) == (0, 2)
