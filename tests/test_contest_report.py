@@ -164,3 +164,73 @@ def test_stepping_the_viewer_shows_the_registers_of_the_log(tournament, browser)
     # power left is the acting seat's, and none between turns
     table = _text(browser, "table")
     assert "power left –" in table or "'s)" in table
+
+
+def test_a_seed_read_off_the_page_replays_its_game(tournament, browser) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    out, _ = tournament
+    _open(browser, out, "#game=1:1&frame=0")
+    info = browser.find_element(By.ID, "game-info")
+    seed = info.get_attribute("data-seed")
+    names = _text(browser, "game-info").split(" · ")[1]
+    result = _text(browser, "game-info").split(" · ")[2]
+    store = Store(out / "results.sqlite")
+    record = store.game(1, 1)
+    bots = {e.key: e for e in store.bots()}
+    store.close()
+    assert record is not None and str(record.seed) == seed  # exact, not rounded (2**53)
+    files = []
+    for seat, key in enumerate(record.seats, 1):
+        path = out.parent / f"seat{seat}.masm"
+        path.write_text(bots[key].source)
+        files.append(str(path))
+        assert f"seat {seat} {bots[key].name}" in names
+    played = run_subprocess("play", *files, "--mode", "versus", "--seed", seed, "--json")
+    assert played.json["result"] == record.result
+    assert [p["solved"] for p in played.json["players"]] == list(record.scores)
+    assert result == f"{record.result}, solved {'–'.join(map(str, record.scores))}"
+
+
+def test_a_fault_links_to_its_frame_and_the_url_opens_it(tournament, browser) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    out, _ = tournament
+    _open(browser, out)
+    looper = [d for d in browser.find_elements(By.CSS_SELECTOR, "#faults details")
+              if d.text.startswith("looper")][0]
+    looper.click()
+    link = looper.find_elements(By.CSS_SELECTOR, "a.fault-link")[3]
+    command = looper.find_elements(By.CSS_SELECTOR, "code.command")[3].text
+    fragment = link.get_attribute("href").split("#", 1)[1]
+    link.click()
+    text = _text(browser)
+    assert "overload fault at line 4: more than 10000 steps" in text
+    assert browser.execute_script("return location.hash") == "#" + fragment
+    game = fragment.split("&")[0].split("=")[1]
+    assert command.startswith(f"moonasm replay {out} --game {game} --turn ")
+    # the turn the command names is the fault's turn
+    turn = int(command.rsplit(" ", 1)[1])
+    shown = run_subprocess("replay", str(out), "--game", game, "--turn", str(turn))
+    assert shown.status == 0 and "overload fault at line 4" in shown.out
+    assert "10000 thinking" in shown.out
+    # the looping turn is one folded frame; its thinking expands on demand
+    events = _text(browser, "events")
+    assert "+10,000 thinking steps (a loop of 1 to the step limit)" in events
+    browser.find_element(By.CSS_SELECTOR, "#events button.expand").click()
+    assert "JMP top (thinking 1 of 10,000)" in _text(browser)
+    # the URL of a frame opens it
+    _open(browser, out, "#" + fragment)
+    assert "overload fault at line 4" in _text(browser)
+    assert browser.find_element(By.CSS_SELECTOR, "#source li.current").text.strip() == "JMP top"
+    assert _errors(browser) == []
+
+
+def test_screenshots(tournament, browser) -> None:  # type: ignore[no-untyped-def]
+    out, _ = tournament
+    for width in (400, 1280):
+        browser.set_window_size(width, 2000)
+        _open(browser, out, "#game=0:1&frame=12")
+        browser.save_screenshot(f"/tmp/moonasm-report-{width}.png")
+    browser.set_window_size(1280, 2400)
+    assert _errors(browser) == []
