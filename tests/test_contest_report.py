@@ -1,4 +1,5 @@
-"""report.html in a real headless browser (Debian's chromium, driven through chromedriver)."""
+"""report.html: its data and, in a real headless browser (Debian's chromium, driven through
+chromedriver), what a person sees and does."""
 
 from __future__ import annotations
 
@@ -18,11 +19,8 @@ from moonasm.contest.store import Store
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
-# CI installs the browser (.ci/run) and must run these tests; elsewhere they need it installed.
-pytestmark = pytest.mark.skipif(
-    not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()) and not os.environ.get("CI"),
-    reason="needs Debian's chromium and chromium-driver (apt-get install chromium "
-    "chromium-driver)")
+# CI installs the browser (.ci/run) and must run the browser tests; elsewhere they need it.
+HAVE_BROWSER = Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()
 
 
 LOOPER = '.name "looper"\n.author "tests"\ntop:\n        JMP top\n'
@@ -50,6 +48,9 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    if not HAVE_BROWSER and not os.environ.get("CI"):
+        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium "
+                    "chromium-driver)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -234,3 +235,70 @@ def test_screenshots(tournament, browser) -> None:  # type: ignore[no-untyped-de
         browser.save_screenshot(f"/tmp/moonasm-report-{width}.png")
     browser.set_window_size(1280, 2400)
     assert _errors(browser) == []
+
+
+# -- the data, without a browser -------------------------------------------------------------
+
+
+def test_embedded_json_cannot_end_its_script_element() -> None:
+    from moonasm.contest.report import embed_json
+
+    nasty = ["</script><script>alert(1)</script>", "<!--<script>", "a & b > c",
+             "\u2028\u2029", "</SCRIPT >"]
+    text = embed_json({"names": nasty})
+    assert not any(ch in text for ch in "<>&\u2028\u2029")
+    assert json.loads(text) == {"names": nasty}
+
+
+def test_cooperative_head_to_head_counts_games_won_together() -> None:
+    from moonasm.contest.report import cross_table
+    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.standings import Standing
+
+    table = [Standing("a", "a", "a.masm"), Standing("b", "b", "b.masm")]
+    records = [GameRecord(0, i, i, ("a", "b") if i % 2 else ("b", "a"), result, rounds,
+                          (3, 4), (1, 2) if result == "won" else (), ())
+               for i, (result, rounds) in enumerate([("won", 10), ("lost", 4), ("won", 7)])]
+    assert cross_table(table, records, "coop") == [[None, [2, 3, 21]], [[2, 3, 21], None]]
+
+
+def test_a_looping_bot_adds_little_to_the_viewer() -> None:
+    """Two bots looping to the step limit on each of 200 turns: the whole game, every turn
+    and fault, in about 300 bytes a turn (its 10,000 thinking steps one frame)."""
+    from moonasm.contest.report import embed_json, viewer_game
+    from moonasm.game.bots import check_bot
+    from moonasm.game.options import GameOptions
+
+    options = GameOptions(mode="versus", seed=3)
+    program, _, errors = check_bot(LOOPER, 4)
+    assert program is not None and not errors
+    game = viewer_game(options, ["looper", "looper"], [program, program], {1: LOOPER},
+                       game_id="0:0")
+    kinds = [f[0] for f in game["frames"]]
+    assert kinds.count("fault") == kinds.count("think") == kinds.count("turn") == 200
+    assert game["result"] == "finished" and game["seed"] == "3"
+    think = next(f for f in game["frames"] if f[0] == "think" and f[2] == 1)
+    assert think[3:6] == [10000, [4], 1]
+    # the second seat's source and thinking are not shown: only how many steps it took
+    assert game["sources"] == {"1": LOOPER}
+    assert next(f for f in game["frames"] if f[0] == "think" and f[2] == 2)[4] == []
+    del game["fault_frames"]
+    assert len(embed_json(game)) < 70_000  # about 300 bytes a turn
+
+
+def test_viewer_payload_gives_the_server_data_and_markup() -> None:
+    from moonasm.contest.report import viewer_payload
+    from moonasm.game.bots import check_bot
+    from moonasm.game.options import GameOptions
+
+    evil_program, _, _ = check_bot(EVIL, 4)
+    loop_program, _, _ = check_bot(LOOPER, 4)
+    assert evil_program is not None and loop_program is not None
+    text, fragment = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
+                                    ["<!--<script>", "looper"], [evil_program, loop_program],
+                                    {1: EVIL}, "7:2")
+    data = json.loads(text)
+    assert data["games"][0]["names"] == ["<!--<script>", "looper"]
+    assert "<script" not in text and fragment.count("<script") == 1
+    assert 'type="application/json" id="data"' in fragment and " on" not in \
+        fragment.split("<script", 1)[0].replace(" only", "")

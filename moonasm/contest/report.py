@@ -55,7 +55,7 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
     store = str(path.parent)
     shown = _viewer_selection(records)
     games = [_viewer_game(setup, r) for r in shown]
-    frames = {g["id"]: g["fault_frames"] for g in games}
+    frames = {g["id"]: g.pop("fault_frames") for g in games}
     data = {
         "title": f"MOON {MODE_NAMES[setup.options.mode]} "
                  f"tournament, seed {setup.seed}",
@@ -225,6 +225,7 @@ class _Frames:
         self.statements: dict[int, dict[int, str]] = {}  # seat -> line -> thinking statement
         self.result = ""
         self._changed = True  # the table (beyond the machine) changed since the last frame
+        self._table: list[Any] | None = None  # the table of the last frame that carried one
 
     def think(self, stretch: Thinking) -> None:
         table = self.table
@@ -260,10 +261,11 @@ class _Frames:
         else:
             self._changed = False
             seats = self.seats
-            frame.append([table.deck, [table.scores[s] for s in seats],
-                          [table.goal_of(s) for s in seats],
-                          sorted(table.shown), [p.goal for p in table.pending],
-                          list(table.disabled)])
+            now = [table.deck, [table.scores[s] for s in seats],
+                   [table.goal_of(s) for s in seats], sorted(table.shown),
+                   [p.goal for p in table.pending], list(table.disabled)]
+            frame.append(0 if now == self._table else now)
+            self._table = now
         self.frames.append(frame)
 
 
