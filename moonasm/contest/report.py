@@ -13,8 +13,9 @@ viewer with their paid operations traced one by one and their thinking folded
 (`moonasm.vm.folded`): a run of thinking is one frame holding the lines it ran (a loop to the
 step limit as its lines and the length of its cycle), which the page expands on demand, so no
 game is cut short and a bot looping every turn adds a few bytes a turn. The viewer carries a
-selection, at most `VIEWER_GAMES` games: the first game of every group, then every game with
-a fault, in canonical order; every game is in the store (`moonasm replay STORE --game G:I`).
+selection, at most `VIEWER_GAMES` games: the first game of every group, then the first games
+where each bot met each kind of fault; every game is in the store, and each listed fault
+carries the command that shows it (`moonasm replay STORE --game G:I --turn N`).
 
 The page's script and style are static files (`static/viewer.js`, `static/viewer.css`), inlined
 here and served as files by `moonasm serve` under a policy that forbids inline script; the data
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).with_name("static")
 VIEWER_GAMES = 60
+FAULT_GAMES = 3  # games shown per bot and kind of fault
 FAULTS_SHOWN = 50  # per bot
 
 
@@ -159,13 +161,21 @@ def _turn_numbers(setup: Setup, record: GameRecord) -> dict[str, int]:
 
 
 def _viewer_selection(records: list[GameRecord]) -> list[GameRecord]:
+    """The first game of every group, then for each bot and kind of fault the first
+    `FAULT_GAMES` games where it faulted that way (a bot faulting in every game adds a few
+    games, not all of them), at most `VIEWER_GAMES` in all, in canonical order."""
     chosen: dict[tuple[int, int], GameRecord] = {}
     for r in records:
         if r.index == 0 and len(chosen) < VIEWER_GAMES:
             chosen[r.key] = r
+    examples: dict[tuple[str, str], int] = {}
     for r in records:
-        if r.faults and len(chosen) < VIEWER_GAMES:
-            chosen.setdefault(r.key, r)
+        for f in r.faults:
+            kind = (r.seats[f.seat - 1], f.kind)
+            if examples.get(kind, 0) < FAULT_GAMES and len(chosen) < VIEWER_GAMES \
+                    and r.key not in chosen:
+                chosen[r.key] = r
+                examples[kind] = examples.get(kind, 0) + 1
     return sorted(chosen.values(), key=lambda r: r.key)
 
 
