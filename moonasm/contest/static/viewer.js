@@ -79,7 +79,9 @@ function renderReport() {
         item.append(el("a", {href: `#game=${f.game}&frame=${f.frame}`, className: "fault-link",
                              textContent: head}));
       } else item.append(head);
-      item.append(`${f.kind} fault at line ${f.line}:${f.column} \`${f.statement}\`: ${f.message} — ` +
+      const where = f.line === null ? "" : ` at line ${f.line}:${f.column}` +
+        (f.statement === null ? "" : ` \`${f.statement}\``);
+      item.append(`${f.kind} fault${where}: ${f.message} — ` +
         `${regs} RAM=${bitsOf(f.ram)}, power left ${power(f.power)}`,
         el("code", {className: "command", textContent: f.command, title: "replays this turn in a terminal"}));
       box.append(item);
@@ -172,8 +174,8 @@ function showTable(f) {
     game.names.forEach((n, k) => rows.push([`seat ${k + 1} ${n}`, `score ${scores[k]}`]));
   } else {
     game.names.forEach((n, k) => rows.push([`seat ${k + 1} ${n}`,
-      `score ${scores[k]}; goal ${bitsOf(goals[k])} ` +
-      (shown.includes(k + 1) ? "(shown to all by HACK)" : "(secret: only this seat saw it)")]));
+      `score ${scores[k]}; ` + (goals[k] === null ? "no goal" : `goal ${bitsOf(goals[k])} ` +
+      (shown.includes(k + 1) ? "(shown to all by HACK)" : "(secret: only this seat saw it)"))]));
   }
   if (disabled.length) rows.push(["errors", disabled.join(", ")]);
   $("table").replaceChildren(el("table", {}, ...rows.map(([k, v]) =>
