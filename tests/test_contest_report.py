@@ -302,3 +302,55 @@ def test_viewer_payload_gives_the_server_data_and_markup() -> None:
     assert "<script" not in text and fragment.count("<script") == 1
     assert 'type="application/json" id="data"' in fragment and " on" not in \
         fragment.split("<script", 1)[0].replace(" only", "")
+
+
+def test_the_viewer_runs_from_files_under_a_policy_without_inline_script(  # type: ignore[no-untyped-def]
+        browser, tmp_path: Path) -> None:
+    """The server's game page: viewer_payload's fragment, viewer.css and viewer.js loaded as
+    files, under `Content-Security-Policy: default-src 'self'` (no inline script at all)."""
+    import functools
+    import http.server
+    import threading
+
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from moonasm.contest.report import static_text, viewer_payload
+    from moonasm.game.bots import check_bot
+    from moonasm.game.options import GameOptions
+
+    programs = [check_bot(source, 4)[0] for source in (EVIL, LOOPER)]
+    assert all(p is not None for p in programs)
+    _, fragment = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
+                                 ["<!--<script>", "looper"], programs,  # type: ignore[arg-type]
+                                 {1: EVIL}, "7:2")
+    for name in ("viewer.js", "viewer.css"):
+        (tmp_path / name).write_text(static_text(name))
+    (tmp_path / "favicon.ico").write_bytes(b"")  # the browser asks for it
+    (tmp_path / "game.html").write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"><title>game</title>'
+        '<link rel="stylesheet" href="viewer.css"></head><body>' + fragment +
+        '<script src="viewer.js"></script></body></html>')
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        def end_headers(self) -> None:
+            self.send_header("Content-Security-Policy", "default-src 'self'; object-src 'none'")
+            super().end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), functools.partial(Handler, directory=str(tmp_path)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        browser.get("about:blank")
+        browser.get(f"http://127.0.0.1:{server.server_address[1]}/game.html#game=7:2&frame=3")
+        assert _text(browser, "position").startswith("frame 4 of ")
+        browser.find_element(By.TAG_NAME, "body").send_keys(Keys.SHIFT, Keys.ARROW_RIGHT)
+        assert "'s turn" in _text(browser)
+        assert "seat 1 <!--<script>" in _text(browser, "game-info")
+        assert _errors(browser) == []
+    finally:
+        server.shutdown()
+        server.server_close()
