@@ -32,16 +32,16 @@ def test_an_invalid_script(cli, masm) -> None:
 
 
 def test_several_files_one_bad(cli, masm) -> None:
-    good = masm("NOT A\n")
+    good = masm("INC A\n")
     bad = masm("NOT RAM\n")
     out = cli("check", good, bad)
     assert out.status == 3
-    assert out.out == f"{good}: ok (script, 1 statements)\n"
+    assert out.out == f"{good}: ok (bot, 1 statements)\n"  # no directive: a bot, as run runs it
     assert out.err.startswith(f"{bad}:1:5: error: NOT works on registers only")
 
 
 def test_json(cli, masm) -> None:
-    good = masm("NOT A\n")
+    good = masm("INC A\n")
     bad = masm("MOVE A, B\nJMP x\n")
     out = cli("check", "--json", good, bad)
     assert out.status == 3
@@ -124,9 +124,9 @@ def test_max_errors_caps_the_list_and_the_summary_counts_all(cli, masm) -> None:
 
 
 def test_the_summary_of_several_files(cli, masm) -> None:
-    out = cli("check", masm("NOT A\n"), masm("INC Q\n"), masm("x: NOT A\n"))
+    out = cli("check", masm("INC A\n"), masm("INC Q\n"), masm("x: INC A\n"))
     assert out.err.splitlines()[-1] == "1 error, 1 warning in 2 of 3 files"
-    out = cli("check", masm("NOT A\n"), masm("NOT B\n"))
+    out = cli("check", masm("INC A\n"), masm("DEC A\n"))
     assert out.err == ""  # nothing to report: the ok lines say it
 
 

@@ -302,8 +302,8 @@ def test_a_dask_cluster_gives_the_same_tournament(reference, tmp_path) -> None: 
 
 def test_hill_keeps_results_ranks_and_pushes_off(cli, masm, tmp_path) -> None:  # type: ignore[no-untyped-def]
     hill = str(tmp_path / "hill")
-    first = cli("hill", hill, "--add", BUILDER, COUNTER, "--games", "6", "--size", "2",
-                "--json", "--jobs", "1")
+    first = cli("hill", hill, "--create", "--seed", "0", "--add", BUILDER, COUNTER, "--games",
+                "6", "--size", "2", "--json", "--jobs", "1")
     assert first.status == 0, first.err
     obj = first.json
     assert [e["name"] for e in obj["hill"]] == ["builder", "counter"]

@@ -57,7 +57,9 @@ def test_table_a_teacher_reads(classroom: Path) -> None:
     assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
     assert rows[("carol", "clear")].split()[2:6] == ["solved", "1.5", "2", "1"]
     assert rows[("dan", "double")].split()[2:] == ["missing"]
-    assert "sets up the machine differently" in rows[("dan", "clear")]
+    assert rows[("dan", "clear")].split(None, 5)[5] == (
+        "the answer's `.goal 7` differs from the puzzle's `.goal 0` (an answer's directives "
+        "must match the puzzle's or be left out)")
     assert "never held the goal" in rows[("erin", "double")]
     assert "alice: 2 of 2 solved, 2 at the optimum" in lines
     assert "dan: 0 of 2 solved, 0 at the optimum" in lines
@@ -97,6 +99,21 @@ def test_usage_errors(classroom: Path) -> None:
                   str(classroom / "answers"), "--json")
     assert out.returncode == 3 and "bad.masm:2:1" in out.stderr
     assert json.loads(out.stdout)["diagnostics"][0]["line"] == 2
+
+
+@pytest.mark.parametrize(("puzzle", "answer", "message"), [
+    (".set A, 5\n.set B, 5\n.goal 0\n", ".set A, 5\n.set B, 3\n.goal 0\nNOT A\n",
+     "the answer's `.set B, 3` differs from the puzzle's `.set B, 5`"),
+    (".bits 8\n.goal 3\n", ".goal 3\nINC A\n", "the answer leaves out the puzzle's `.bits 8`"),
+    (".goal 3\n", ".goal 3\n.disable ROL\nINC A\n",
+     "the answer's `.disable ROL` is not in the puzzle"),
+    (".power 4\n.goal 3\n", ".power 5\n.goal 3\nINC A\n",
+     "the answer's `.power 5` differs from the puzzle's `.power 4`"),
+])
+def test_a_changed_setup_names_the_directive(puzzle: str, answer: str, message: str) -> None:
+    a = attempt(check_source(puzzle).config, answer)
+    assert (a.status, a.message) == (
+        "invalid", f"{message} (an answer's directives must match the puzzle's or be left out)")
 
 
 def test_attempt_explains_faults_in_words() -> None:

@@ -293,7 +293,7 @@ def test_warnings(source: str, expected: list[tuple[int, int, str, str]]) -> Non
 
 
 def test_warnings_of_bots_and_of_invalid_programs() -> None:
-    bot = check_source("NOT A\nEND\nINC A", bot=True)
+    bot = check_source("DEC A\nEND\nINC A", bot=True)
     assert [w.kind for w in bot.warnings] == ["unreachable"]  # power is the game's business
     assert check_source("x: NOT A\nINC Q").warnings == []  # errors first
     overridden = check_source("NOT A", overrides=Overrides(power=2))  # halves: 1 power

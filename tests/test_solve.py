@@ -7,6 +7,7 @@ import dataclasses
 import itertools
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,8 +131,35 @@ def test_ram_of_player_two_in_its_own_turn() -> None:
 
 
 def test_budget_gives_up_clearly() -> None:
-    with pytest.raises(BudgetExceeded, match="within the budget"):
+    with pytest.raises(BudgetExceeded, match="within the time budget") as stopped:
         dijkstra(Problem(bits=8, goal=0b10110101), seconds=0.05)
+    assert stopped.value.limit == "time"
+
+
+def test_the_state_cap_is_told_from_the_time_budget() -> None:
+    with pytest.raises(BudgetExceeded) as stopped:
+        dijkstra(Problem(bits=8, goal=0b10110101), seconds=60, max_states=300)
+    assert stopped.value.limit == "states"
+    assert str(stopped.value).startswith("no solution proved: the search reached its limit of "
+                                         "states held in memory (")
+
+
+def test_cli_says_which_limit_stopped_it_and_what_would_help(cli, monkeypatch) -> None:
+    out = cli("solve", "--bits", "8", "--goal", "181", "--budget", "0.2")
+    assert out.status == 1
+    assert re.fullmatch(r"moonasm solve: no solution proved within the time budget \([\d,]+ "
+                        r"states searched in 0\.\d s\); try a larger --budget than 0\.2 s\n",
+                        out.err), out.err
+    monkeypatch.setattr(layered, "MAX_PENDING", 2_000)  # the cap on states held in memory
+    out = cli("solve", "--bits", "8", "--set", "B=5", "--goal", "181", "--budget", "30",
+              "--extras")
+    assert out.status == 1
+    assert re.fullmatch(
+        r"moonasm solve: no solution proved: the search reached its limit of states held in "
+        r"memory \([\d,]+ states searched in \d+\.\d s\); a larger --budget would not help: "
+        r"the states the search can hold are capped; a smaller search would: fewer --bits \(it "
+        r"has 8\), --disable the registers a solution need not use \(C, D\), no --extras\n",
+        out.err), out.err
 
 
 problems = st.builds(
@@ -250,7 +278,7 @@ def test_cli_no_solution_and_budget_exit_1() -> None:
     assert json.loads(out.stdout) == {"solved": False, "power": None, "operations": None,
                                       "turns": None, "program": None}
     out = moonasm("solve", "--bits", "8", "--goal", "181", "--budget", "0.2", "--json")
-    assert out.returncode == 1 and "within the budget" in out.stderr
+    assert out.returncode == 1 and "within the time budget" in out.stderr
     assert json.loads(out.stdout)["solved"] is False
 
 

@@ -5,6 +5,7 @@ that cannot be reached. Every case is seen as a user sees it: exit status, messa
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -13,7 +14,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -194,8 +195,9 @@ def test_rows_that_do_not_belong_are_not_counted_but_played_again(reference, tmp
         assert db.execute(query, key).fetchone() == reference_db.execute(query, key).fetchone()
 
 
-def test_a_store_is_refused_while_another_process_writes_it(tmp_path) -> None:
-    path = tmp_path / "results.sqlite"
+@contextlib.contextmanager
+def _held_elsewhere(path: Path) -> Iterator[None]:
+    """The store at `path` open for writing in another process, for the time of the block."""
     holder = subprocess.Popen(
         [sys.executable, "-c", "import sys, time; from pathlib import Path; "
          "from moonasm.contest.store import Store; s = Store(Path(sys.argv[1])); "
@@ -203,14 +205,35 @@ def test_a_store_is_refused_while_another_process_writes_it(tmp_path) -> None:
         cwd=ROOT, stdout=subprocess.PIPE, env=_plain_env())
     try:
         assert holder.stdout is not None and holder.stdout.readline() == b"locked\n"
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_store_is_refused_while_another_process_writes_it(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    with _held_elsewhere(path):
         with pytest.raises(StoreError, match="is in use: another moonasm process is writing"):
             Store(path)
         with pytest.raises(StoreError, match="already exists"):
             StoreLock(path, new=True)
-    finally:
-        holder.kill()
-        holder.wait()
     Store(path).close()  # the lock went with the process
+
+
+def test_stores_of_one_process_share_its_lock(tmp_path: Path) -> None:
+    path = tmp_path / "results.sqlite"
+    first = Store(path)
+    second = Store(path)  # e.g. a report reading what the tournament writes
+    first.close()
+    second.set_meta({"contest": "tournament"})  # still locked for this process only
+    probe = subprocess.run(
+        [sys.executable, "-c", "import sys; from pathlib import Path; "
+         "from moonasm.contest.store import Store; Store(Path(sys.argv[1]))", str(path)],
+        cwd=ROOT, capture_output=True, env=_plain_env())
+    assert probe.returncode == 1 and b"is in use" in probe.stderr
+    second.close()
+    Store(path).close()
 
 
 def _children_of(pid: int) -> list[int]:
@@ -343,11 +366,8 @@ def test_a_hill_refuses_a_damaged_or_busy_store(tmp_path, cli) -> None:  # type:
     assert result.json["ok"] is False and result.json["hill"] is None
 
     (hill / "hill.sqlite").unlink()
-    held = Store(hill / "hill.sqlite")  # another process writing it, as far as a lock can tell
-    try:
+    with _held_elsewhere(hill / "hill.sqlite"):
         busy = cli("hill", str(hill), "--add", str(BOTS / "builder.masm"), "--json")
-    finally:
-        held.close()
     _no_traceback(busy)
     assert busy.status == 2 and "is in use: another moonasm process" in busy.err
     assert busy.json["diagnostics"][0]["file"] == str(hill / "hill.sqlite")

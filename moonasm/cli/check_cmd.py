@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("files", nargs="+", metavar="FILE", help=".masm files to check")
     p.add_argument("--bot", action="store_true",
-                   help="check as bots: no configuration directives, no .turn")
+                   help="check every file as a bot: no configuration directives, no .turn "
+                   "(a file without them is checked as a bot anyway, as run runs it)")
     p.add_argument("--max-errors", type=parse_positive, metavar="N", default=None,
                    help="show at most N errors (all files together); the summary counts all")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -46,6 +47,7 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import check
+    from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
     try:
@@ -58,7 +60,7 @@ def main(args: argparse.Namespace) -> int:
     files_with_problems = 0
     for name, text in texts:
         parsed = parse(text)
-        result = check(parsed, bot=args.bot)
+        result = check(parsed, bot=args.bot or is_bot(parsed))
         program = result.program
         par = _par_problems(program, parsed) if program is not None else []
         par_errors = [d for d in par if d.severity == "error"]
@@ -81,7 +83,7 @@ def main(args: argparse.Namespace) -> int:
         files.append({"file": name, "ok": program is not None,
                       "statements": program.statement_count if program is not None else None})
         if program is not None and not args.json:
-            what = "bot" if args.bot else "script"
+            what = "bot" if program.bot else "script"
             print(f"{name}: ok ({what}, {program.statement_count} statements)")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0

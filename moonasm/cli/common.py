@@ -146,7 +146,7 @@ POWER_RULE = "power comes in steps of 0.5, like 3 or 1.5"
 _WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
 
 
-def _option_number(text: str, *, power: bool, rule: str) -> int:
+def option_number(text: str, *, power: bool, rule: str) -> int:
     """A number read by the language's one literal reader (spec §3); a malformed one is
     reported with the option's rule, the others' messages say what to write instead."""
     from moonasm.lang.numbers import NumberError, read_number
@@ -160,7 +160,7 @@ def _option_number(text: str, *, power: bool, rule: str) -> int:
 
 def parse_halves(text: str) -> int:
     """A power amount such as `3` or `1.5`, in halves; for argparse `type=`."""
-    return _option_number(text, power=True, rule=POWER_RULE)
+    return option_number(text, power=True, rule=POWER_RULE)
 
 
 def parse_value(text: str) -> int:
@@ -169,7 +169,7 @@ def parse_value(text: str) -> int:
     argparse `type=`."""
     from moonasm.diagnostics import shorten
 
-    value = _option_number(text, power=False, rule=VALUE_RULE)
+    value = option_number(text, power=False, rule=VALUE_RULE)
     if value >> _WIDEST:
         raise argparse.ArgumentTypeError(f"'{shorten(text)}' does not fit in {_WIDEST} bits, "
                                          "the widest machine")
@@ -254,3 +254,22 @@ def parse_disable(text: str) -> str:
         raise argparse.ArgumentTypeError(f"{word} is control flow; only registers B-D and "
                                          "operations can be disabled")
     raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not B, C, D or an operation")
+
+
+def directive_option(name: str) -> Callable[[str], object]:
+    """An argparse `type=` that reads a flag's value as the directive `name` reads its
+    operand (`--players 5` is `.players 5`), with the directive's own message."""
+
+    def read(text: str) -> object:
+        from moonasm.diagnostics import Span
+        from moonasm.lang.directives import SPECS, DirectiveError
+        from moonasm.lang.nodes import Operand
+
+        kind = "number" if text[:1].isdigit() else "word"
+        try:
+            return SPECS[name].read([Operand(kind, text.strip(), Span(1, 1, len(text)))],
+                                    Span(1, 1, len(text)))
+        except DirectiveError as e:
+            raise argparse.ArgumentTypeError(e.diagnostic.message) from None
+
+    return read

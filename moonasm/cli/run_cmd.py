@@ -13,13 +13,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import sys
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import (
     JsonObject,
     diagnostic_json,
+    directive_option,
     fail_usage,
     failure_object,
+    option_number,
     parse_bits,
     parse_disable,
     parse_hacker,
@@ -32,13 +35,14 @@ from moonasm.cli.common import (
     read_program,
     use_color,
 )
-from moonasm.lang.directives import SPECS
+from moonasm.lang.numbers import MAX_POWER as MAX_COUNT
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Config, Program
     from moonasm.lang.parse import Parsed
     from moonasm.vm.machine import Machine
+    from moonasm.vm.script import Situation
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -53,12 +57,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--set", action="append", default=[], type=parse_set, metavar="X=V",
                    help="start value of a register A-D or module RAMn (repeatable)")
     p.add_argument("--goal", type=parse_value, metavar="V", help="the value to bring into A")
+    p.add_argument("--players", type=directive_option(".players"), metavar="N",
+                   help="number of players, 1-4 (PLAYERS; a bot's game has 1 unless given)")
     p.add_argument("--hacker", action="append", default=[], type=parse_hacker,
                    metavar="KIND|N=KIND",
                    help="player 1's hacker (or player N's): addition, copy, rotation or logic")
     p.add_argument("--disable", action="append", default=[], type=parse_disable, metavar="X",
                    help="register B-D or an operation unusable, as an ERROR card leaves it "
                    "(repeatable)")
+    game = p.add_argument_group(
+        "the game around a bot", "what the game-state operands read, to try a bot in a chosen "
+        "situation without editing it (SEAT is a player 1-4)")
+    for option in SITUATION_OPTIONS:
+        game.add_argument(option.flag, type=option.read, metavar=option.metavar,
+                          help=option.help, action="append" if option.repeatable else "store",
+                          default=[] if option.repeatable else None)
     p.add_argument("--turns", type=parse_positive, metavar="N",
                    help="run a program of one turn (a bot) as N turns, power refilled each "
                    "turn")
@@ -67,6 +80,127 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--trace", action="store_true",
                    help="print each executed statement with its cost and the registers")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+
+
+# -- the game around a bot ------------------------------------------------------------------
+
+COUNT_RULE = "a count is a whole number: 3"
+
+
+@dataclass(frozen=True)
+class SituationOption:
+    """One flag that sets what a game-state operand reads (`--round 3`): its value's range,
+    and whether it names a player (`--score 2=1`: SEAT=N; `seated` "may" or "must")."""
+
+    flag: str
+    metavar: str
+    help: str
+    low: int = 0
+    high: int = MAX_COUNT
+    seated: str | None = None
+    repeatable: bool = False
+
+    def read(self, text: str) -> tuple[int | None, int]:
+        """(seat or None, value), for argparse `type=`; a value that is not one says why."""
+        from moonasm.diagnostics import shorten
+
+        seat_text, eq, value_text = text.rpartition("=")
+        if self.seated == "must" and not eq:
+            raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not {self.metavar}")
+        if eq and self.seated is None:
+            raise argparse.ArgumentTypeError(f"'{shorten(text)}' is not a number ({self.flag} "
+                                             "is the acting player's)")
+        seat = None
+        if eq:
+            if seat_text.strip() not in ("1", "2", "3", "4"):
+                raise argparse.ArgumentTypeError(f"'{shorten(seat_text)}' is not a player "
+                                                 "(1-4)")
+            seat = int(seat_text)
+        if self.seated == "must":  # a goal's value: whether it fits is known with the width
+            return seat, parse_value(value_text.strip())
+        value = option_number(value_text.strip(), power=False, rule=COUNT_RULE)
+        if not self.low <= value <= self.high:
+            raise argparse.ArgumentTypeError(f"must be {self.low}-{self.high:,}, not "
+                                             f"{shorten(str(value))}")
+        return seat, value
+
+
+SITUATION_OPTIONS: tuple[SituationOption, ...] = (
+    SituationOption("--round", "N", "ROUND of the first turn (default 1; later turns count "
+                    "on)", low=1),
+    SituationOption("--deck", "N", "DECK: cards left in the deck (default 0)"),
+    SituationOption("--slot", "N", "SLOT: the active goal's slot, 0-4 (default 1 with a "
+                    "cooperative --goal, else 0)", high=4),
+    SituationOption("--pending", "N", "PENDING: cooperative goals pending, 0-4 (default 1 "
+                    "with a cooperative --goal, else 0)", high=4),
+    SituationOption("--score", "[SEAT=]N", "SCORE: the acting player's goals solved, or "
+                    "SEAT's (SCOREn; repeatable)", seated="may", repeatable=True),
+    SituationOption("--tokens", "N", "TOKENS: the acting player's hack tokens (bug cards)"),
+    SituationOption("--shown", "SEAT=VALUE", "player SEAT's goal is shown with VALUE: SHOWN "
+                    "SEAT reads 1, GOALSEAT reads VALUE (repeatable)", seated="must",
+                    repeatable=True),
+    SituationOption("--seat", "N", "SEAT: the player a bot runs as (default 1; RAM is its "
+                    "RAMn)", low=1, high=4),
+)
+
+
+def _situation(args: argparse.Namespace, config: Config, bot: bool) \
+        -> Situation | str:
+    """The situation the flags describe, or the usage message of the first that cannot
+    apply to this program's game."""
+    from moonasm.vm.script import Situation
+
+    players = config.players
+    who = f"the game has {players} player{'s' if players > 1 else ''} (--players" + \
+        ("" if bot else " or .players") + ")"
+    seat = args.seat[1] if args.seat is not None else None
+    if seat is not None and not bot:
+        return "argument --seat: a script names its players with .turn; --seat is for a bot"
+    acting = seat or 1
+    if acting > players:
+        return f"argument --seat: there is no player {acting}: {who}"
+    score = None
+    scores: dict[int, int] = {}
+    for option, given in (("--score", args.score), ("--shown", args.shown)):
+        for other, _ in given:
+            if other is not None and other > players:
+                return f"argument {option}: there is no player {other}: {who}"
+    for other, value in args.score:
+        if other is None or other == acting:
+            score = value
+        else:
+            scores[other] = value
+    shown: dict[int, int] = {}
+    for other, value in args.shown:
+        if other == acting:
+            return (f"argument --shown: player {other} is the one playing: its own goal is "
+                    "--goal")
+        if value > config.mask:
+            return (f"argument --shown: {other}={value} does not fit in {config.bits} bits "
+                    f"(0-{config.mask})")
+        shown[other] = value
+    slot, pending = (args.slot or (None, None))[1], (args.pending or (None, None))[1]
+    if config.mode == "versus" and (slot or pending):
+        return (f"argument {'--slot' if slot else '--pending'}: SLOT and PENDING are 0 in "
+                "competitive mode (--mode versus)")
+    default = 1 if config.goal is not None and config.mode == "coop" else 0
+    active = slot if slot is not None else default
+    queued = pending if pending is not None else default
+    if active and not queued:
+        if slot is None:
+            return ("argument --pending: no goal pending, but the --goal is active in slot 1; "
+                    "give --slot 0 too")
+        return (f"argument --slot: slot {slot} is active but no goal is pending; give "
+                "--pending 1-4")
+    if queued and not active:
+        if pending is None:
+            return ("argument --slot: slot 0 means no active goal, but the --goal is pending; "
+                    "give --pending 0 too")
+        return (f"argument --pending: {queued} goal{'s' if queued > 1 else ''} pending but no "
+                "slot is active; give --slot 1-4")
+    return Situation(round=args.round and args.round[1], deck=args.deck and args.deck[1],
+                     slot=slot, pending=pending, seat=seat, score=score, scores=scores,
+                     tokens=args.tokens and args.tokens[1], shown=shown)
 
 
 # -- option values -------------------------------------------------------------------------
@@ -103,43 +237,34 @@ def _has_turns(parsed: Parsed) -> bool:
     return any(isinstance(n, Directive) and n.name.lower() == ".turn" for n in parsed.nodes)
 
 
-def _is_bot(parsed: Parsed) -> bool:
-    """A bot file: no configuration directive and no .turn (spec §3.2 and §6)."""
-    from moonasm.lang.nodes import Directive
-
-    for node in parsed.nodes:
-        if isinstance(node, Directive):
-            spec = SPECS.get(node.name.lower())
-            if spec is not None and (spec.configuration or spec.name == ".turn"):
-                return False
-    return True
-
-
 # -- running -------------------------------------------------------------------------------
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import Config, Overrides, check
+    from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
     text = read_program(args.file)
     parsed = parse(text)
-    bot = _is_bot(parsed)
+    bot = is_bot(parsed)
     bits = 4 if args.bits is None and bot else args.bits
     overrides = Overrides(bits=bits, mode=args.mode, power=args.power, sets=dict(args.set),
-                          goal=args.goal)
+                          goal=args.goal, players=args.players)
     result = check(parsed, bot=bot, overrides=overrides)
     problem = _option_problem(args, parsed, result.config or Config(), bot)
     if problem is None and result.usage:
         problem = result.usage[0]
-    if problem is not None:
-        return fail_usage(problem)
+    situation = _situation(args, result.config or Config(), bot) if problem is None \
+        else problem
+    if isinstance(situation, str):
+        return fail_usage(situation)
     if result.program is None:
         print_diagnostics(args.file, parsed.lines, result.errors)
         if args.json:
             print_json(_json_static(result.config or Config(), [
                 diagnostic_json(d, args.file) for d in result.errors]))
         return ExitStatus.INVALID
-    return _run(args, _with_options(result.program, args))
+    return _run(args, _with_options(result.program, args), situation)
 
 
 def _with_options(program: Program, args: argparse.Namespace) -> Program:
@@ -194,7 +319,7 @@ def _json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
     }
 
 
-def _run(args: argparse.Namespace, program: Program) -> int:
+def _run(args: argparse.Namespace, program: Program, situation: Situation) -> int:
     from moonasm import isa, render
     from moonasm.vm.script import DEFAULT_MAX_STEPS, run_script
 
@@ -209,7 +334,7 @@ def _run(args: argparse.Namespace, program: Program) -> int:
             print(render.trace_line(stmt, cost, m, color, width), file=out)
 
     res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace,
-                     repeat=args.turns or 1)
+                     repeat=args.turns or 1, situation=situation)
     m = res.machine
     fault = res.fault
     span = None if fault is None else fault.span

@@ -33,7 +33,7 @@ from moonasm.cli.common import (
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
-    from moonasm.solve import Problem, Solution
+    from moonasm.solve import BudgetExceeded, Problem, Solution
 
 NO_ANSWER = {"solved": False, "power": None, "operations": None, "turns": None,
              "program": None}
@@ -121,6 +121,23 @@ def answer_json(solution: Solution) -> dict[str, object]:
             "program": solution.program()}
 
 
+def _advice(stopped: BudgetExceeded, problem: Problem, budget: float) -> str:
+    """What would help, by the limit that stopped the search: more time helps only when time
+    ran out; the states held in memory are capped whatever the budget."""
+    if stopped.limit == "time":
+        return f"try a larger --budget than {budget:g} s"
+    smaller = [f"fewer --bits (it has {problem.bits})"] if problem.bits > 1 else []
+    free = [r for i, r in enumerate("BCD", 1) if r not in problem.disabled
+            and not problem.regs[i]]
+    if free:
+        smaller.append(f"--disable the registers a solution need not use ({', '.join(free)})")
+    if problem.extras:
+        smaller.append("no --extras")
+    return ("a larger --budget would not help: the states the search can hold are capped; "
+            "a smaller search would: " + ", ".join(smaller) if smaller else
+            "a larger --budget would not help: the states the search can hold are capped")
+
+
 def main(args: argparse.Namespace) -> int:
     from moonasm.solve import BudgetExceeded, solve
 
@@ -130,7 +147,7 @@ def main(args: argparse.Namespace) -> int:
     try:
         solution = solve(problem, seconds=args.budget)
     except BudgetExceeded as e:
-        print(f"moonasm solve: {e}; try a larger --budget", file=sys.stderr)
+        print(f"moonasm solve: {e}; {_advice(e, problem, args.budget)}", file=sys.stderr)
         if args.json:
             print_json(NO_ANSWER)
         return ExitStatus.NOT_REACHED

@@ -146,8 +146,9 @@ class _Run:
             except integrity.StoreExists:
                 raise UsageError(_exists(path), str(path)) from None
             self.store.set_meta(settings)
-            self.store.add_bots(setup.entrants, setup.rejected)
         store = self.store
+        store.add_bots(setup.entrants, setup.rejected)  # again on --resume: a run may have
+        # been killed between writing the settings and the bots
         specs = schedule.tournament([e.key for e in setup.entrants], args.players, args.games,
                                     setup.seed)
         self.total = len(specs)

@@ -1,32 +1,45 @@
 """King of the hill: a standing field of bots that challengers must fight their way into.
 
-The hill lives in one SQLite store (the same tables as a tournament's, `moonasm.contest.store`)
-with two additions kept in `meta`: the number of challenges so far, and for each pair of bots
-the number under which their games are filed. A challenge adds bots; each plays every bot on
-the hill (and every other newcomer) `games` games; games between bots already on the hill are
-never played again. Then the hill is re-ranked from every stored game between bots now on it
-(the one standings fit, `moonasm.contest.standings`, over all of them at once), and bots
-beyond `size` are pushed off, their games no longer counted. A bot's age is the number of
-challenges it has survived.
+A hill is a directory holding one SQLite store (the same tables as a tournament's,
+`moonasm.contest.store`). It is created once (`Hill.create`) with its own settings, which
+every later call uses: its game options (`moonasm.game.options`, any mode, width, number of
+players, levels, hackers, events, extras, max rounds), its seed, how many bots it keeps
+(`size`) and how many games each new group plays (`games`); `size` and `games` can be changed
+later, for good. The store's `meta` keeps them with the hill's state: the bots on it, each
+with the challenge it arrived at, the number of challenges so far, and the number under which
+each group's games are filed.
 
-Games are competitive, 2 players, 4 bits, novice — the defaults of `moonasm play --mode
-versus` — with the hill's seed 0, so the same challenges give the same hill anywhere.
+A challenge adds bots. A bot with the same name and author as one on the hill is its **new
+version**: the old one leaves the hill (its games stay in the store, out of the standings). A
+file already on the hill is reported as such and plays no game. Each newcomer plays every
+group of `players` bots it can sit in with the bots on the hill and the other newcomers,
+`games` games a group, seats rotated; games between bots already on the hill are never played
+again. Then the hill is ranked from every stored game among the bots now on it (the one
+standings fit, `moonasm.contest.standings`) and bots beyond `size` are pushed off. A bot's age
+is the number of challenges it has survived. Every bot's source stays in the store, so every
+stored game can be shown and verified (`moonasm replay DIR --game ID`).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moonasm.contest import contest, execute
+from moonasm.contest import contest, execute, integrity
 from moonasm.contest.entrants import Entrant, Rejected
 from moonasm.contest.schedule import GameSpec, group_games
 from moonasm.contest.standings import Standing
 from moonasm.contest.store import Store
 
 STORE = "hill.sqlite"
-SEED = 0
+DEFAULT_SIZE = 10
+DEFAULT_GAMES = 100
+
+
+class HillError(Exception):
+    """A hill that cannot be used as asked (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -49,80 +62,184 @@ class Challenge:
 
     hill: list[HillEntry]
     added: list[str]
+    replaced: list[str]
+    already: list[str]
     pushed_off: list[str]
     rejected: list[Rejected]
     games_played: int
 
 
 class Hill:
-    def __init__(self, directory: Path, games: int, size: int):
-        directory.mkdir(parents=True, exist_ok=True)
-        self.store = Store(directory / STORE)
-        meta = self.store.meta() or {"challenges": 0, "pairs": [], "ages": {}}
+    """An open hill: its settings and state (`meta`), its store."""
+
+    def __init__(self, store: Store, meta: dict[str, Any]):
+        self.store = store
         self.meta = meta
-        self.games, self.size = games, size
+
+    @classmethod
+    def create(cls, directory: Path, options: Any, players: int, seed: int, size: int,
+               games: int) -> Hill:
+        """A new hill in `directory` (created if missing); HillError if one is there."""
+        from moonasm.game.options import to_json
+
+        path = directory / STORE
+        if path.exists() or path.is_symlink():
+            raise HillError(f"'{directory}' holds a hill already: leave out --create to use it")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise HillError(f"cannot create '{directory}': {e.strerror or e}") from None
+        try:
+            store = Store(path, new=True)
+        except integrity.StoreExists:
+            raise HillError(f"'{directory}' holds a hill already") from None
+        meta = {"contest": "hill", "options": to_json(options, players), "players": players,
+                "seed": seed, "size": size, "games": games, "challenges": 0, "groups": [],
+                "on_hill": {}}
+        store.set_meta(meta)
+        return cls(store, meta)
+
+    @classmethod
+    def open(cls, directory: Path) -> Hill:
+        """The hill in `directory`; HillError when there is none, StoreError when its store
+        is damaged, foreign or in use."""
+        path = directory / STORE
+        if not (path.exists() or path.is_symlink()):
+            raise HillError(f"'{directory}' holds no hill: create one with `moonasm hill "
+                            f"{directory} --create` (with the game options it should keep)")
+        integrity.check_file(path)
+        store = Store(path)
+        try:
+            meta = integrity.settings_of(store, "hill")
+            for key, kind in (("options", dict), ("players", int), ("seed", int),
+                              ("size", int), ("games", int), ("challenges", int),
+                              ("groups", list), ("on_hill", dict)):
+                if not isinstance(meta.get(key), kind):
+                    raise integrity.StoreError(f"'{path}' is damaged: its settings have no "
+                                               f"valid {key!r}")
+        except BaseException:
+            store.close()
+            raise
+        return cls(store, meta)
 
     def close(self) -> None:
         self.store.close()
 
-    @staticmethod
-    def options() -> Any:
-        from moonasm.game.engine import GameOptions
+    # -- settings --------------------------------------------------------------------------
 
-        return GameOptions(mode="versus")
+    @property
+    def players(self) -> int:
+        return int(self.meta["players"])
 
-    def _pair(self, a: str, b: str) -> int:
-        pair = sorted((a, b))
-        pairs: list[list[str]] = self.meta["pairs"]
-        if pair not in pairs:
-            pairs.append(pair)
-        return pairs.index(pair)
+    def options(self) -> Any:
+        from moonasm.game.options import from_json
+
+        return from_json(self.meta["options"], self.players)
+
+    def change(self, size: int | None, games: int | None) -> None:
+        """Change how many bots the hill keeps and how many games a new group plays, for
+        good (the next challenge applies a smaller size)."""
+        if size is not None:
+            self.meta["size"] = size
+        if games is not None:
+            self.meta["games"] = games
+        self.store.set_meta(self.meta)
+
+    def setup(self, entrants: list[Entrant],
+              rejected: tuple[Rejected, ...] | list[Rejected] = ()) -> contest.Setup:
+        return contest.Setup(self.options(), tuple(entrants), tuple(rejected),
+                             int(self.meta["seed"]), self.players)
+
+    def _group(self, keys: tuple[str, ...]) -> int:
+        """The number a group's games are filed under (its bots by content hash)."""
+        group = sorted(keys)
+        groups: list[list[str]] = self.meta["groups"]
+        if group not in groups:
+            groups.append(group)
+        return groups.index(group)
+
+    # -- challenges --------------------------------------------------------------------------
+
+    def on_hill(self) -> list[Entrant]:
+        keys = self.meta["on_hill"]
+        return [e for e in self.store.bots() if e.key in keys]
 
     def challenge(self, newcomers: list[Entrant], rejected: list[Rejected],
                   where: execute.Where) -> Challenge:
-        on_hill = self.store.bots()
-        known = {e.key for e in on_hill}
-        fresh = [e for e in newcomers if e.key not in known]
-        field = sorted(on_hill + fresh, key=lambda e: e.key)
-        specs: list[GameSpec] = []
+        hill = self.on_hill()
+        keys = {e.key for e in hill}
+        already = [e for e in newcomers if e.key in keys]
+        fresh: list[Entrant] = []
+        for e in newcomers:  # one version of a name and author per challenge: the last given
+            if e.key not in keys and all(e.key != f.key for f in fresh):
+                fresh = [f for f in fresh if (f.name, f.author) != (e.name, e.author)] + [e]
+        versions = {(e.name, e.author) for e in fresh}
+        replaced = [e for e in hill if (e.name, e.author) in versions]
+        for e in replaced:
+            del self.meta["on_hill"][e.key]
+        staying = [e for e in hill if e not in replaced]
+        field = sorted(staying + fresh, key=lambda e: e.key)
+        fresh_keys = {e.key for e in fresh}
         played = self.store.played()
-        for i, a in enumerate(field):
-            for b in field[i + 1:]:
-                if a.key in known and b.key in known:
-                    continue  # both were on the hill: their games are kept
-                pair = self._pair(a.key, b.key)
-                specs += [s for s in group_games(pair, (a.key, b.key), self.games, SEED)
+        specs: list[GameSpec] = []
+        if len(field) >= self.players:
+            for group in itertools.combinations(field, self.players):
+                if not fresh_keys & {e.key for e in group}:
+                    continue  # all were on the hill: their games are kept
+                bots = tuple(e.key for e in group)
+                specs += [s for s in group_games(self._group(bots), bots, self.meta["games"],
+                                                 int(self.meta["seed"]))
                           if s.key not in played]
-        setup = contest.Setup(self.options(), tuple(field), tuple(rejected), SEED, 2)
-        self.meta["challenges"] += 1 if fresh else 0
+        if fresh:
+            self.meta["challenges"] += 1
         for e in fresh:
-            self.meta["ages"][e.key] = self.meta["challenges"]
+            self.meta["on_hill"][e.key] = self.meta["challenges"]
         self.store.add_bots(fresh, rejected)
-        contest.play(setup, specs, where, on_batch=self.store.add_games)
-        table = self.ranked(setup)
-        pushed = table[self.size:]
-        for s in pushed:
-            self.store.remove_bot(s.sha256)
-            self.meta["ages"].pop(s.sha256, None)
         self.store.set_meta(self.meta)
-        if pushed:  # re-rank without the games of the bots pushed off
-            kept = tuple(e for e in field if e.key not in {s.sha256 for s in pushed})
-            setup = contest.Setup(self.options(), kept, tuple(rejected), SEED, 2)
-            table = self.ranked(setup)
-        hill = [HillEntry(rank, s, self.meta["challenges"] - self.meta["ages"][s.sha256])
-                for rank, s in enumerate(table, 1)]
-        return Challenge(hill, [e.name for e in fresh], [s.name for s in pushed],
-                         rejected, len(specs))
+        contest.play(self.setup(field, rejected), specs, where,
+                     on_batch=self.store.add_games)
+        table = self.ranked(field)
+        pushed = table[self.meta["size"]:]
+        for s in pushed:
+            del self.meta["on_hill"][s.sha256]
+        self.store.set_meta(self.meta)
+        if pushed:  # ranked again without the games of the bots pushed off
+            gone = {s.sha256 for s in pushed}
+            table = self.ranked([e for e in field if e.key not in gone])
+        entries = [HillEntry(rank, s, self.meta["challenges"] - self.meta["on_hill"][s.sha256])
+                   for rank, s in enumerate(table, 1)]
+        return Challenge(entries, [e.name for e in fresh], [e.name for e in replaced],
+                         [e.name for e in already], [s.name for s in pushed], rejected,
+                         len(specs))
 
-    def ranked(self, setup: contest.Setup) -> list[Standing]:
+    def standing(self) -> list[HillEntry]:
+        """The hill as it is (no challenge)."""
+        table = self.ranked(self.on_hill())
+        return [HillEntry(rank, s, self.meta["challenges"] - self.meta["on_hill"][s.sha256])
+                for rank, s in enumerate(table, 1)]
+
+    def records(self, field: list[Entrant]) -> list[Any]:
+        """The stored games among `field` only, that are games the hill scheduled."""
+        keys = {e.key for e in field}
+        groups = {i: tuple(g) for i, g in enumerate(self.meta["groups"])}
+        records = [r for r in integrity.read_games(self.store) if set(r.seats) <= keys]
+        last: dict[int, int] = {}
+        for r in records:
+            last[r.group] = max(last.get(r.group, -1), r.index)
+        schedule = {spec.key: spec for number, top in last.items() if number in groups
+                    for spec in group_games(number, groups[number], top + 1,
+                                            int(self.meta["seed"]))}
+        kept, _others = integrity.belonging(records, schedule, self.players)
+        return kept
+
+    def ranked(self, field: list[Entrant]) -> list[Standing]:
         """The field's standings from the stored games among its bots only."""
-        keys = {e.key for e in setup.entrants}
-        records = [r for r in self.store.games() if set(r.seats) <= keys]
-        return contest.standings_of(setup, records)
+        return contest.standings_of(self.setup(field), self.records(field))
 
 
 def challenge_json(result: Challenge) -> dict[str, Any]:
     return {"hill": [e.to_json() for e in result.hill], "added": result.added,
+            "replaced": result.replaced, "already": result.already,
             "pushed_off": result.pushed_off, "games_played": result.games_played,
             "invalid": [r.to_json() for r in result.rejected]}
 
@@ -137,7 +254,9 @@ def render(result: Challenge) -> str:
     lines = ["  ".join(c.ljust(w) if i in (1, 2) else c.rjust(w)
                        for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
              for r in rows]
-    if result.pushed_off:
-        lines.append(f"pushed off: {', '.join(result.pushed_off)}")
+    for label, names in (("new version of", result.replaced),
+                         ("already on the hill", result.already),
+                         ("pushed off", result.pushed_off)):
+        if names:
+            lines.append(f"{label}: {', '.join(names)}")
     return "\n".join(lines)
-

@@ -5,7 +5,7 @@ store, and only the games that belong to its contest.
   (`StoreLock`: `flock`, released by the kernel when the process ends, however it ends), so
   two tournaments started together on the same `--out` cannot mix their games: the second is
   refused. A new store is created exclusively (`O_EXCL`), so two runs cannot both believe
-  they started it.
+  they started it. The lock keeps other processes out; within one process it is shared.
 * **An undamaged moonasm store.** `check_file` refuses, with a message naming the file,
   anything that is not one: not a regular file, not SQLite (its first 16 bytes), a damaged
   database (SQLite's `quick_check`: truncation, flipped bytes in its pages), an SQLite file of
@@ -24,6 +24,7 @@ import os
 import sqlite3
 import stat
 import sys
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -47,37 +48,73 @@ class StoreExists(StoreError):
     """A new store's file exists already."""
 
 
+# The store files this process holds locked: (device, inode) -> [descriptor, holders]. Two
+# `Store`s of one process on one file (a server's threads, a report reading the store a
+# tournament writes) share its lock instead of refusing each other.
+_HELD: dict[tuple[int, int], list[int]] = {}
+_HELD_GUARD = threading.Lock()
+
+
 class StoreLock:
-    """An exclusive lock on a store file, held until `release` (or the process ends). With
-    `new` the file is created and must not exist yet."""
+    """An exclusive lock on a store file against other processes, held until `release` (or
+    the process ends). With `new` the file is created and must not exist yet."""
 
     def __init__(self, path: Path, new: bool = False):
         self.path = path
+        self.key: tuple[int, int] | None = None
+        if not new and self._share(path):
+            return
         flags = os.O_RDWR | os.O_CREAT | (os.O_EXCL if new else 0)
         try:
-            self.fd: int | None = os.open(path, flags, 0o644)
+            fd = os.open(path, flags, 0o644)
         except FileExistsError:
             raise StoreExists(f"'{path}' already exists") from None
         except OSError as e:
             raise StoreError(f"cannot open '{path}': {e.strerror or e}") from None
         try:
-            if not stat.S_ISREG(os.fstat(self.fd).st_mode):
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
                 raise StoreError(f"'{path}' is not a regular file")
-            _lock(self.fd)
+            _lock(fd)
         except BlockingIOError:
-            self.release()
+            os.close(fd)
             raise StoreError(f"'{path}' is in use: another moonasm process is writing to it "
                              "(wait for it to end, or choose another directory)") from None
         except BaseException:
-            self.release()
+            os.close(fd)
             raise
+        self.key = (info.st_dev, info.st_ino)
+        with _HELD_GUARD:
+            _HELD[self.key] = [fd, 1]
+
+    def _share(self, path: Path) -> bool:
+        """Join this process's lock on `path`, if it holds one."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        key = (info.st_dev, info.st_ino)
+        with _HELD_GUARD:
+            held = _HELD.get(key)
+            if held is None:
+                return False
+            held[1] += 1
+        self.key = key
+        return True
 
     def release(self) -> None:
-        """Give the lock up. Call it after closing SQLite's own connection: closing a file
-        descriptor drops every POSIX lock the process holds on that file, SQLite's too."""
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+        """Give the lock up; the last holder in this process unlocks the file. Call it after
+        closing SQLite's own connection: closing a file descriptor drops every POSIX lock the
+        process holds on that file, SQLite's too."""
+        if self.key is None:
+            return
+        with _HELD_GUARD:
+            held = _HELD[self.key]
+            held[1] -= 1
+            if held[1] == 0:
+                del _HELD[self.key]
+                os.close(held[0])
+        self.key = None
 
 
 def _lock(fd: int) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple
@@ -115,6 +116,7 @@ class Overrides:
     power: int | None = None
     sets: dict[str, int] = field(default_factory=dict)
     goal: int | None = None
+    players: int | None = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +200,13 @@ class _Checker:
         self.goal_uses: list[Span] = []
         self.hack_uses: list[tuple[int, Span]] = []
         self.seen_instruction = False
+        # Causes whose consequences are not reported again (spec §6): the directives refused
+        # (so the checks that need their value assume the most lenient one), the labels whose
+        # definition was refused, and jumps to names that cannot be labels, reported at the
+        # end unless their definition was the error already reported.
+        self.refused: set[str] = set()
+        self.refused_labels: set[str] = set()
+        self.bad_targets: list[tuple[Operation, Operand]] = []
 
     def error(self, kind: str, message: str, span: Span) -> None:
         self.errors.append(Diagnostic(kind, shorten(message), span))
@@ -215,7 +224,7 @@ class _Checker:
                 self.label(node)
         config = self.result_config = self.config()
         turns = self.resolve(config)
-        self.errors.sort(key=lambda d: (d.line, d.column))
+        self.errors.sort(key=lambda d: (d.line, d.column, d.severity != "error"))
         if self.errors or self.usage:
             return None
         return Program(config, turns, self.parsed.lines, self.bot)
@@ -223,6 +232,7 @@ class _Checker:
     def label(self, node: Label) -> None:
         _, stmts, labels, spans = self.turns[-1]
         if node.name.upper() in isa.RESERVED:
+            self.refused_labels.add(node.name)
             self.error("semantic", f"'{node.name}' is a reserved word and cannot be a label",
                        node.span)
         elif node.name in labels:
@@ -269,8 +279,7 @@ class _Checker:
         if op.forms[0] == (Slot.LABEL,):
             operand = node.operands[0]
             if operand.kind != "word" or operand.text.upper() in isa.RESERVED:
-                self.error("semantic", f"{op.mnemonic} takes a label, not '{operand.text}'",
-                           operand.span)
+                self.bad_targets.append((op, operand))  # reported once labels are known
                 return None
             return (Arg(ArgKind.LABEL, -1, operand.span, operand.text),)
         if op.forms[0] == (Slot.PLAYER,):
@@ -476,6 +485,8 @@ class _Checker:
         spec = SPECS.get(name)
         if spec is None:
             hint = suggest(node.name, list(SPECS))
+            if hint:  # what it was meant to be is refused: `.goall 3` is a refused .goal
+                self.refused.add(hint.split("'")[1])
             self.error("syntax", f"unknown directive '{node.name}'{hint}", node.span)
             return
         if self.bot and (spec.configuration or name == ".turn"):
@@ -483,13 +494,17 @@ class _Checker:
                        "configuration and its turns", node.span)
             return
         if spec.configuration and self.seen_instruction:
+            self.refused.add(name)
             self.error("semantic", f"configuration directive '{name}' must come before the "
                        "first instruction", node.span)
             return
         try:
             value = spec.read(node.operands, node.span)
         except DirectiveError as e:
+            self.refused.add(name)
             self.errors.append(e.diagnostic)
+            if name == ".turn":  # still a new turn: its labels are not the previous turn's
+                self.turns.append((1, [], {}, {}))
             return
         key = spec.key(value)
         if key is not None:
@@ -515,16 +530,22 @@ class _Checker:
             mode=o.mode or config.mode,
             power=config.power if o.power is None else o.power,
             sets={**config.sets, **o.sets},
-            goal=config.goal if o.goal is None else o.goal)
-        bits, mask, players = config.bits, config.mask, config.players
+            goal=config.goal if o.goal is None else o.goal,
+            players=config.players if o.players is None else o.players)
+        bits, mask = config.bits, config.mask
         for where, value in o.sets.items():
             if value > mask:
                 self.usage.append(f"--set {where}={shown(value)} does not fit in {bits} bits "
                                   f"(0-{mask})")
         if o.goal is not None and o.goal > mask:
             self.usage.append(f"--goal {shown(o.goal)} does not fit in {bits} bits (0-{mask})")
+        # A refused .bits or .players is reported once: what depends on it is checked
+        # against the most lenient value it could have had.
+        lenient = replace(config, bits=MAX_BITS if ".bits" in self.refused else config.bits,
+                          players=4 if ".players" in self.refused else config.players)
+        bits, mask, players = lenient.bits, lenient.mask, lenient.players
         for spec, value, node in self.written:
-            for index, message in spec.validate(value, config):
+            for index, message in spec.validate(value, lenient):
                 self.error("semantic", message, node.operands[index].span)
         for value, span, what in self.width_checks:
             if value > mask:
@@ -535,16 +556,31 @@ class _Checker:
                 if player > players:
                     self.error("semantic", f"player {player} is not playing (.players is "
                                f"{players})", span)
-            if config.goal is None:
+            if config.goal is None and ".goal" not in self.refused:
                 for span in self.goal_uses:
                     self.error("semantic", "GOAL is read but the script declares no .goal",
                                span)
         # What does not fit never reaches the configuration, even of a program with errors.
+        mask = config.mask
         goal = config.goal if config.goal is not None and config.goal <= mask else None
         return replace(config, goal=goal,
                        sets={where: v for where, v in config.sets.items() if v <= mask})
 
+    def unreadable_definition(self, name: str) -> bool:
+        """Whether `name`'s definition was refused: a reserved word, or a line that could not
+        be read that starts with the name and a colon further on (`top$: ADD A, B`)."""
+        if name in self.refused_labels:
+            return True
+        start = re.compile(rf"\s*{re.escape(name)}(?![A-Za-z0-9_]).*:")
+        lines = self.parsed.lines
+        return any(start.match(lines[d.line - 1]) for d in self.parsed.errors
+                   if 0 < d.line <= len(lines))
+
     def resolve(self, config: Config) -> tuple[Turn, ...]:
+        for op, operand in self.bad_targets:
+            if not self.unreadable_definition(operand.text):
+                self.error("semantic", f"{op.mnemonic} takes a label, not '{operand.text}'",
+                           operand.span)
         where_defined: dict[str, int] = {}
         for _, _, _, spans in self.turns:
             for name, span in spans.items():
@@ -556,7 +592,7 @@ class _Checker:
             if arg.text in where_defined:
                 self.error("semantic", f"label '{arg.text}' is in another turn (line "
                            f"{where_defined[arg.text]}); jumps cannot cross .turn", arg.span)
-            else:
+            elif not self.unreadable_definition(arg.text):
                 known = [n for _, _, lab, _ in self.turns for n in lab]
                 self.error("semantic", f"undefined label '{arg.text}'"
                            f"{suggest(arg.text, known) if known else ''}", arg.span)

@@ -1,9 +1,10 @@
-"""A program as an editor or the formatter meets it, without a command line to say what it is.
+"""A program as an editor, the formatter, `check` and `run` meet it, without a command line
+to say what it is.
 
-`moonasm check --bot` and `moonasm play` are told that a file is a bot; an editor is not. A file
-with a configuration directive (spec §3.2) is a script; one without is checked as a script
-first and, if that fails, as a bot — so a bot reading `GOAL` (which the game supplies) is not
-reported for lacking the `.goal` a script would need.
+`moonasm check --bot` and `moonasm play` are told that a file is a bot; the others tell by one
+rule, `is_bot` (spec §6: a file that `run` would run as a bot is checked as a bot): a file
+with no configuration directive and no `.turn` (spec §3.2) is a bot, so a bot reading `GOAL`
+(which the game supplies) is not reported for lacking the `.goal` a script would need.
 """
 
 from __future__ import annotations
@@ -14,17 +15,17 @@ from moonasm.lang.nodes import Directive
 from moonasm.lang.parse import Parsed
 
 
-def has_configuration(parsed: Parsed) -> bool:
-    return any(isinstance(n, Directive) and n.name.lower() in SPECS
-               and SPECS[n.name.lower()].configuration for n in parsed.nodes)
+def is_bot(parsed: Parsed) -> bool:
+    """A bot file: no configuration directive and no `.turn` (the game supplies both)."""
+    for node in parsed.nodes:
+        if isinstance(node, Directive):
+            spec = SPECS.get(node.name.lower())
+            if spec is not None and (spec.configuration or spec.name == ".turn"):
+                return False
+    return True
 
 
 def check_document(parsed: Parsed) -> CheckResult:
-    """The checker's verdict on a document: as a script, or else, without configuration
-    directives, as a bot."""
-    result = check(parsed)
-    if result.errors and not has_configuration(parsed):
-        as_bot = check(parsed, bot=True)
-        if not as_bot.errors:
-            return as_bot
-    return result
+    """The checker's verdict on a document: as a bot if it is one (`is_bot`), else as a
+    script."""
+    return check(parsed, bot=is_bot(parsed))

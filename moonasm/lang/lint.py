@@ -12,15 +12,33 @@ prints its result, and the language server and the REPL show it. Each warning is
   it (the mode and the player's hacker considered; an operation a hacker can make free is not
   reported). It can only ever be a power fault. Bots are not checked for this: the game
   supplies their power.
+* `unguarded` (bots only): a statement that uses a register B-D or an operation an ERROR card
+  can disable (ROL, NOT, XOR) on some path where `ERROR x` was not checked since the bot's
+  last operation. An ERROR card can come whenever a goal is solved, and a goal is solved by
+  an operation, so a check holds only until the next operation. A path is guarded by a
+  `CMP ERROR x, ...` and a conditional jump whose fall-through or target is taken only while
+  `x` is not disabled (`CMP ERROR B, 1` / `JE elsewhere`, `CMP ERROR B, 0` / `JNE
+  elsewhere`, ...), with no operation between the CMP and the jump.
 
 Warnings never change the exit status; only valid programs have them.
 """
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
+
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
 from moonasm.lang.check import ArgKind, Program, Stmt, Turn
+
+# What the deck's ERROR cards can disable (the game's `cards.EVENT_NAMES`; a test holds them
+# equal): registers B-D by index, and operations by mnemonic.
+ERROR_REGISTERS = {1: "B", 2: "C", 3: "D"}
+ERROR_OPERATIONS = frozenset({"ROL", "NOT", "XOR"})
+_COMPARE: dict[str, Callable[[int, int], bool]] = {
+    "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge}
 
 
 def find_warnings(program: Program) -> list[Diagnostic]:
@@ -32,6 +50,8 @@ def find_warnings(program: Program) -> list[Diagnostic]:
         found += _unreachable(turn.stmts, reachable)
         if not program.bot and program.config.power is not None:
             found += _over_budget(program, turn, reachable)
+        if program.bot:
+            found += _unguarded(turn.stmts)
     found.sort(key=lambda d: (d.line, d.column))
     return found
 
@@ -105,4 +125,116 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
                 "over-budget", f"{op.mnemonic} costs {isa.format_halves(cost)} but a turn has "
                 f"only {isa.format_halves(power)} power (.power): it can only be a power fault",
                 stmt.span))
+    return found
+
+
+# -- ERROR guards --------------------------------------------------------------------------
+# The flow analysis behind `unguarded`. At each statement, for each way the last CMP can
+# stand (`_Compared`), the names that every path there has checked are not disabled since
+# the last operation (a "must" analysis: the meet of two paths is the intersection).
+
+_NONE = "none"  # no CMP yet this turn: a conditional jump is not taken
+_OTHER = "other"  # the last CMP says nothing about ERROR (or an operation came after it)
+# else (name, side, number): the last CMP compared ERROR name (side 0: left operand) with a
+# number, in halves as CMP compares them
+_Compared = str | tuple[str, int, int]
+
+
+def _uses(stmt: Stmt) -> list[tuple[str, Span]]:
+    """The names an ERROR card can disable that a statement uses, with where it uses them."""
+    used = [(stmt.op.mnemonic, stmt.span)] if stmt.op.mnemonic in ERROR_OPERATIONS else []
+    for arg in stmt.args:
+        if arg.kind is ArgKind.REG and arg.value in ERROR_REGISTERS:
+            name = ERROR_REGISTERS[arg.value]
+            if all(name != n for n, _ in used):
+                used.append((name, arg.span))
+    return used
+
+
+def _compared(stmt: Stmt) -> _Compared:
+    """What a CMP says about an ERROR operand: `CMP ERROR B, 1` is ("B", 0, 2)."""
+    left, right = stmt.args
+    for side, (this, other) in enumerate(((left, right), (right, left))):
+        if this.kind is ArgKind.STATE and this.state is not None and \
+                this.state[0] == "ERROR" and other.kind is ArgKind.NUMBER:
+            return str(this.state[1]), side, other.value
+    return _OTHER
+
+
+def _possible(compared: tuple[str, int, int], condition: str, taken: bool) -> set[int]:
+    """The values ERROR can have (0 or 1) on the side of a jump taken or not."""
+    _, sign, number = condition.split()
+    assert number == "0"
+    _, side, literal = compared
+    values = set()
+    for value in (0, 1):
+        x, y = (2 * value, literal) if side == 0 else (literal, 2 * value)
+        c = (x > y) - (x < y)
+        if _COMPARE[sign](c, 0) == taken:
+            values.add(value)
+    return values
+
+
+def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
+    everything = frozenset(ERROR_OPERATIONS | set(ERROR_REGISTERS.values()))
+    guarded: dict[tuple[int, _Compared], frozenset[str]] = {}
+    todo: list[tuple[int, _Compared, frozenset[str]]] = [(0, _NONE, frozenset())]
+
+    def reach(index: int, compared: _Compared, names: frozenset[str]) -> None:
+        todo.append((index, compared, names))
+
+    while todo:
+        index, compared, names = todo.pop()
+        if index >= len(stmts):
+            continue
+        key = (index, compared)
+        known = guarded.get(key, everything)
+        if key in guarded and names >= known:
+            continue  # nothing new on this path
+        names = guarded[key] = names & known
+        stmt = stmts[index]
+        op = stmt.op
+        if op.mnemonic == "CMP":
+            reach(index + 1, _compared(stmt), names)
+        elif op.jump_if == "True":
+            reach(stmt.args[0].value, compared, names)
+        elif op.jump_if is not None:
+            if compared == _NONE:
+                reach(index + 1, compared, names)
+            elif compared == _OTHER:
+                reach(index + 1, compared, names)
+                reach(stmt.args[0].value, compared, names)
+            else:
+                assert isinstance(compared, tuple)
+                for taken, target in ((True, stmt.args[0].value), (False, index + 1)):
+                    values = _possible(compared, op.jump_if, taken)
+                    if values:  # else this side is never taken
+                        reach(target, compared, names | {compared[0]} if values == {0}
+                              else names)
+        elif op.is_machine_op:  # a goal solved here can bring an ERROR card
+            reach(index + 1, _OTHER if compared != _NONE else _NONE, frozenset())
+        elif op.mnemonic != "END":
+            reach(index + 1, compared, names)
+    at: dict[int, list[frozenset[str]]] = {}  # the guards met at each statement, one a path
+    for (i, _), names in guarded.items():
+        at.setdefault(i, []).append(names)
+    found = []
+    for index, stmt in enumerate(stmts):
+        states = at.get(index, [])
+        missing = [(name, span) for name, span in _uses(stmt)
+                   if any(name not in names for names in states)]
+        if not missing:
+            continue
+        what = " and ".join(name for name, _ in missing)
+        checks = " or ".join(f"ERROR {name}" for name, _ in missing)
+        if len(missing) == 1:
+            name = missing[0][0]
+            guard = f"guard it with `CMP ERROR {name}, 1` then a `JE` to code without {name}"
+        else:
+            guard = "guard each with `CMP ERROR x, 1` then a `JE` to code without it"
+        found.append(_warning(
+            "unguarded", f"{what} {'is' if len(missing) == 1 else 'are'} used on a path that "
+            f"has not checked {checks} since the turn began or the last operation, and an "
+            f"ERROR card would make this a disabled fault: {guard}",
+            missing[0][1]))
     return found

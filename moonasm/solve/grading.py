@@ -43,6 +43,28 @@ def setup_of(config: Config) -> tuple[object, ...]:
     return tuple(getattr(config, name) for name in SETUP_FIELDS)
 
 
+def setup_difference(puzzle: Config, answer: Config) -> str:
+    """The first directive in which an answer's machine differs from the puzzle's, in words:
+    "the answer's `.set B, 3` differs from the puzzle's `.set B, 0`"."""
+    from moonasm.lang.directives import directives_of
+
+    def written(config: Config) -> dict[object, str]:
+        """Each configuration directive by what it sets (`set B`; `.disable ROL` by itself),
+        a default written out where the other side writes it."""
+        return {spec.key(value) or spec.format(value): spec.format(value)
+                for spec, value in directives_of(config) if spec.configuration}
+
+    theirs, ours = written(puzzle), written(answer)
+    for key in [*ours, *(k for k in theirs if k not in ours)]:
+        if key not in theirs:
+            return f"the answer's `{ours[key]}` is not in the puzzle"
+        if key not in ours:
+            return f"the answer leaves out the puzzle's `{theirs[key]}`"
+        if ours[key] != theirs[key]:
+            return f"the answer's `{ours[key]}` differs from the puzzle's `{theirs[key]}`"
+    return "the answer sets up the machine differently from the puzzle"
+
+
 def has_configuration(text: str) -> bool:
     """Whether the text writes any configuration directive of its own."""
     from moonasm.lang.nodes import Directive
@@ -72,9 +94,8 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
                        column=first.column if first else None, diagnostics=shifted)
     program = result.program
     if setup_of(program.config) != setup_of(puzzle):
-        return Attempt("invalid", message="the answer sets up the machine differently from "
-                       "the puzzle (its .bits, .set, .goal, .power, ... must match or be left "
-                       "out)")
+        return Attempt("invalid", message=f"{setup_difference(puzzle, program.config)} (an "
+                       "answer's directives must match the puzzle's or be left out)")
     operations = 0
 
     def count(stmt: object, cost: int, machine: object) -> None:

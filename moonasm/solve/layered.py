@@ -51,7 +51,8 @@ def applies(problem: Problem) -> bool:
 def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | None:
     import numpy as np
 
-    deadline = time.perf_counter() + seconds
+    started = time.perf_counter()
+    deadline = started + seconds
     w = problem.bits
     mask = (1 << w) - 1
     goal = problem.goal
@@ -105,14 +106,14 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
     while True:
         states, ops = frontier
         for subset in (probe, rest):
-            if not _expand(np, moves, subset, arrays, states, ops, level, w, mask, goal, limit,
-                           pending, goals, at_start=level == 0, deadline=deadline,
-                           room=MAX_PENDING - sum(len(b[0]) for lv in pending.values()
-                                                  for b in lv)) \
-                    or settled > max_states:
-                raise BudgetExceeded(
-                    f"no solution proved within the budget ({settled:,} states searched)",
-                    settled)
+            stopped = _expand(np, moves, subset, arrays, states, ops, level, w, mask, goal,
+                              limit, pending, goals, at_start=level == 0, deadline=deadline,
+                              room=MAX_PENDING - sum(len(b[0]) for lv in pending.values()
+                                                     for b in lv))
+            if stopped is None and settled > max_states:
+                stopped = "states"
+            if stopped is not None:
+                raise BudgetExceeded(stopped, settled, time.perf_counter() - started)
             near = [lv for lv in goals if level < lv <= level + cheapest]
             if near:
                 return _rebuild(np, problem, moves, layers, canonical, min(near),
@@ -126,8 +127,7 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
             return _rebuild(np, problem, moves, layers, canonical, level, goals[level],
                             settled)
         if time.perf_counter() > deadline:
-            raise BudgetExceeded(
-                f"no solution proved within the budget ({settled:,} states searched)", settled)
+            raise BudgetExceeded("time", settled, time.perf_counter() - started)
         batch = pending.pop(level, [])
         new_states = np.concatenate([b[0] for b in batch])
         parents = np.concatenate([b[1] for b in batch])
@@ -162,15 +162,18 @@ def _expand(np: Any, moves: list[Move], subset: list[int], arrays: dict[int, Any
             ops: np.ndarray, level: int, w: int, mask: int, goal: int, limit: int | None,
             pending: dict[int, list[tuple[Any, Any, Any, Any]]],
             goals: dict[int, tuple[int, int, int]], at_start: bool, deadline: float,
-            room: int) -> bool:
+            room: int) -> str | None:
     """Apply every move to every state of a level; file the results by the level they reach.
-    False when the time or the room for pending states ran out first."""
+    The limit that stopped it first ("time", or "states" for the room for pending states),
+    else None."""
     columns = [(states >> (i * w)) & mask for i in range(5)]
     next_ops = ops + 1
     for index in subset:
         move = moves[index]
-        if time.perf_counter() > deadline or room < 0:
-            return False
+        if room < 0:
+            return "states"
+        if time.perf_counter() > deadline:
+            return "time"
         target = level + move.cost
         if limit is not None and target > limit:
             continue
@@ -206,7 +209,7 @@ def _expand(np: Any, moves: list[Move], subset: list[int], arrays: dict[int, Any
         pending.setdefault(target, []).append(
             (new, parents, np.full(len(new), index, dtype=np.int64), n_ops))
         room -= len(new)
-    return True
+    return None
 
 
 def _rebuild(np: Any, problem: Problem, moves: list[Move],

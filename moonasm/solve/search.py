@@ -35,11 +35,20 @@ UNARY, BINARY, COPY, SWAP = range(4)
 
 
 class BudgetExceeded(Exception):
-    """The search stopped at its time or state budget before proving an answer."""
+    """The search stopped at one of its limits before proving an answer. `limit` says which:
+    "time" (the seconds given: more time may help) or "states" (the states it may hold in
+    memory: more time would not help, a smaller search would)."""
 
-    def __init__(self, message: str, states: int):
-        super().__init__(message)
+    def __init__(self, limit: str, states: int, seconds: float):
+        self.limit = limit
         self.states = states
+        self.seconds = seconds  # how long it searched
+        if limit == "time":
+            why = f" within the time budget ({states:,} states searched in {seconds:.1f} s)"
+        else:
+            why = (f": the search reached its limit of states held in memory ({states:,} "
+                   f"states searched in {seconds:.1f} s)")
+        super().__init__(f"no solution proved{why}")
 
 
 @dataclass(frozen=True)
@@ -170,7 +179,8 @@ def dijkstra(problem: Problem, *, seconds: float = DEFAULT_SECONDS,
 class _Search:
     def __init__(self, problem: Problem, seconds: float, max_states: int):
         self.p = problem
-        self.deadline = time.perf_counter() + seconds
+        self.started = time.perf_counter()
+        self.deadline = self.started + seconds
         self.max_states = max_states
         w = problem.bits
         self.w = w
@@ -256,9 +266,8 @@ class _Search:
             settled += 1
             if settled & 255 == 0 and (time.perf_counter() > self.deadline
                                         or len(info) > self.max_states):
-                raise BudgetExceeded(
-                    f"no solution proved within the budget ({settled:,} states searched)",
-                    settled)
+                limit = "states" if len(info) > self.max_states else "time"
+                raise BudgetExceeded(limit, settled, time.perf_counter() - self.started)
             aux = state >> aux_shift
             seat, free, left = aux & 3, (aux >> 2) & 3, (aux >> 4) & 0xFFFF
             values = [(state >> sh) & mask for sh in shifts]
