@@ -282,6 +282,7 @@ def test_a_looping_bot_adds_little_to_the_viewer() -> None:
     # the second seat's source and thinking are not shown: only how many steps it took
     assert game["sources"] == {"1": LOOPER}
     assert next(f for f in game["frames"] if f[0] == "think" and f[2] == 2)[4] == []
+    assert all(f[7] is None for f in game["frames"] if f[0] in ("think", "step") and f[2] == 2)
     del game["fault_frames"]
     assert len(embed_json(game)) < 70_000  # about 300 bytes a turn
 

@@ -262,6 +262,8 @@ class _Frames:
             self._changed = True
             return
         line = getattr(event, "line", None)
+        if type(event) is ev.Step and seat not in self.visible:
+            line = None  # an operation as players at the table saw it, not where it is
         if type(event) is ev.Fault:  # its kind and line are public (spec §10)
             self.fault_frames[f"{table.round}:{event.seat}"] = len(self.frames)
         frame: list[Any] = [event.EVENT, table.round, seat, list(table.registers),
@@ -294,7 +296,8 @@ def _draw(e: ev.Draw, _visible: bool) -> str | None:
 # A line of text for each event the viewer shows a frame for (None: no frame); the flag says
 # whether the seat's private details (a fault's message) may be shown.
 _DESCRIBE: dict[type, Callable[[Any, bool], str | None]] = {
-    ev.Step: lambda e, _: f"seat {e.seat}, line {e.line}: {e.statement}",
+    ev.Step: lambda e, visible: f"seat {e.seat}, line {e.line}: {e.statement}" if visible
+    else f"seat {e.seat}: {e.statement}",
     ev.Turn: lambda e, _: f"round {e.round}: seat {e.seat}'s turn",
     ev.Skip: lambda e, _: f"round {e.round}: seat {e.seat} is skipped ({e.reason})",
     ev.Setup: lambda e, _: "the table is dealt",
