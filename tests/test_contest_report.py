@@ -282,7 +282,7 @@ def test_a_looping_bot_adds_little_to_the_viewer() -> None:
     # the second seat's source and thinking are not shown: only how many steps it took
     assert game["sources"] == {"1": LOOPER}
     assert next(f for f in game["frames"] if f[0] == "think" and f[2] == 2)[4] == []
-    assert all(f[7] is None for f in game["frames"] if f[0] in ("think", "step") and f[2] == 2)
+    assert all(f[6] is None for f in game["frames"] if f[0] == "think" and f[2] == 2)
     del game["fault_frames"]
     assert len(embed_json(game)) < 70_000  # about 300 bytes a turn
 
@@ -303,6 +303,15 @@ def test_viewer_payload_gives_the_server_data_and_markup() -> None:
     assert "<script" not in text and fragment.count("<script") == 1
     assert 'type="application/json" id="data"' in fragment and " on" not in \
         fragment.split("<script", 1)[0].replace(" only", "")
+    # a reader who may see no source: operations without their lines, faults without message
+    text, _ = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
+                             ["<!--<script>", "looper"], [evil_program, loop_program], {}, "7:2")
+    frames = json.loads(text)["games"][0]["frames"]
+    steps = [f for f in frames if f[0] == "step"]
+    assert steps and all(f[7] is None and f[6] == "seat 1: INC A" for f in steps)
+    faults = [f[6] for f in frames if f[0] == "fault"]
+    assert faults and all(f == "seat 2: overload fault at line 4" for f in faults)
+    assert json.loads(text)["games"][0]["sources"] == {}
 
 
 def test_the_viewer_runs_from_files_under_a_policy_without_inline_script(  # type: ignore[no-untyped-def]
