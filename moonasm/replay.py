@@ -20,7 +20,7 @@ from typing import Any
 
 from moonasm import isa
 from moonasm.game import events as ev
-from moonasm.game.log import Event, LogReader, Summary
+from moonasm.game.log import Event, LogReader, Summary, logs_steps
 from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, outcome, paint
@@ -86,7 +86,10 @@ class Replay:
         self.round = 0
         self.in_setup = True
         self.seen: dict[int, dict[int, str]] = {s: {} for s in self.names}  # line -> stmt
-        self.thinking = 0
+        # the turn's statements that were operations: the rest of its steps were thinking
+        # (folded thinking arrives as no step at all, moonasm.vm.folded)
+        self.paid = 0
+        self.steps_known = events is not None or logs_steps(log.header)
         self.wide = self.bits > 8
         self.handlers: dict[type, Callable[[Any], list[str]]] = {
             ev.Setup: self.on_setup, ev.Draw: self.on_draw, ev.CardEvent: self.on_event,
@@ -294,7 +297,7 @@ class Replay:
         return [self.indent() + self.paint(f"  {e.name}: {text}", CYAN)]
 
     def on_turn(self, e: ev.Turn) -> list[str]:
-        self.thinking = 0
+        self.paid = 0
         out = [self.paint(f"Round {e.round}, turn {self.turn}: ", BOLD)
                + f"{self.seat(e.seat)}, goal {self.paint(self.value(e.goal), BOLD + GREEN)}, "
                f"power {amount(e.power)}"]
@@ -314,8 +317,8 @@ class Replay:
         mnemonic = statement.split(" ", 1)[0].upper()
         op = isa.OPERATIONS.get(mnemonic)
         thinking = op is not None and not op.is_machine_op
-        if thinking:
-            self.thinking += 1
+        if not thinking:
+            self.paid += 1
         if self.o.steps == "none" or thinking and self.o.steps != "all":
             return []
         where = self.paint(f"{e.line:>4}", DIM)
@@ -374,7 +377,8 @@ class Replay:
             "to it", BOLD + YELLOW)]
 
     def on_end_turn(self, e: ev.EndTurn) -> list[str]:
-        think = f" ({self.thinking} thinking)" if self.thinking else ""
+        thinking = e.steps - self.paid if self.steps_known else 0
+        think = f" ({thinking} thinking)" if thinking else ""
         return [self.paint(f"    end of turn: {e.steps} steps{think}", DIM)]
 
     def on_round_end(self, e: ev.RoundEnd) -> list[str]:

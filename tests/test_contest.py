@@ -106,22 +106,22 @@ def test_a_workers_json_lines_carry_every_record_whole() -> None:
 
 
 @pytest.mark.parametrize("mode", ["versus", "coop"])
-def test_a_statements_frame_in_the_report_keeps_the_table_of_the_frame_before(
-        mode: str) -> None:
-    """The report's viewer gets a statement's frame without the table around the machine
-    and takes it from the frame before (report.html's `expand`, done the same way here):
-    expanded, every frame is the table after its event."""
+def test_a_frame_in_the_report_keeps_the_table_of_the_frame_before(mode: str) -> None:
+    """The report's viewer gets a frame without the table around the machine (0) when it did
+    not change, and takes it from the frame before (viewer.js's `prepare`, done the same way
+    here): expanded, every frame is the table after its event; thinking comes folded."""
     from moonasm.contest.report import _Frames
     from moonasm.game import events as ev
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game, GameOptions
     from moonasm.game.table import TableState
+    from moonasm.vm.folded import FoldedRunner
 
     programs = [bot(Path(BUILDER).read_text()), bot(Path(HOARDER).read_text()),
                 bot(FAULTER)]
     for seed in range(4):
         options = GameOptions(mode=mode, seed=seed, events=True, max_rounds=12)
-        frames = _Frames(mode, 4, 3)
+        frames = _Frames(mode, 4, 3, {1, 2, 3})
         table = TableState.new(mode, 4, 3)
         full: list[list[object]] = []
 
@@ -132,18 +132,26 @@ def test_a_statements_frame_in_the_report_keeps_the_table_of_the_frame_before(
             table.apply(event)
             if len(frames.frames) > before:
                 full.append([event.EVENT, table.round, getattr(event, "seat", table.seat),
-                             table.registers[:], table.ram[:], table.power, table.deck,
+                             table.registers[:], table.ram[:],
+                             table.power if table.seat else None, table.deck,
                              [table.scores[s] for s in (1, 2, 3)],
-                             [table.goal_of(s) for s in (1, 2, 3)],
-                             [p.goal for p in table.pending], list(table.disabled),
-                             frames.frames[-1][-1]])
+                             [table.goal_of(s) for s in (1, 2, 3)], sorted(table.shown),
+                             [p.goal for p in table.pending], list(table.disabled)])
 
-        Game(options, ["b", "h", "f"], both, steps=True).play(programs)
+        game = Game(options, ["b", "h", "f"], both, steps=True)
+        game.runner = FoldedRunner(frames.think)
+        game.play(programs)
         expanded: list[list[object]] = []
+        carried: object = None
         for f in frames.frames:
-            expanded.append(f if len(f) == 12 else [*f[:6], *expanded[-1][6:11], f[6]])
+            if f[0] == "think":
+                continue
+            carried = f[8] if f[8] != 0 else carried
+            assert isinstance(carried, list)
+            expanded.append([*f[:6], *carried])
         assert expanded == full
-        assert sum(len(f) == 7 for f in frames.frames) > len(frames.frames) / 2
+        assert sum(f[0] != "think" and f[8] == 0 for f in frames.frames) > len(full) / 3
+        assert any(f[0] == "think" for f in frames.frames)
 
 
 def test_match_counts_faults_by_kind_and_refuses_invalid_bots(masm, cli) -> None:  # type: ignore[no-untyped-def]

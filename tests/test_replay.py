@@ -526,3 +526,67 @@ def test_verify_needs_the_very_bots_of_the_log(tmp_path: Path,
     code, out, err = replay(capsys, str(log), "--verify")
     assert code == 2 and out == ""
     assert "no file with the recorded sha256" in err and "hoarder.masm" in err
+
+
+# -- thinking folded: the default view plays a looping bot as fast as `play` ---------------------
+
+LOOPERS = {
+    "spin": ".name \"spin\"\ntop: JMP top\n",
+    "think": ".name \"think\"\nagain: CMP A, GOAL\nJE again\nCMP B, 3\nJL again\nJMP again\n",
+    "work": ".name \"work\"\nCMP A, GOAL\nJE rest\nINC A\nrest: CMP POWER, 1\nJG out\n"
+            "loop: CMP B, C\nJMP loop\nout: XOR A, B\nJMP rest\n",
+}
+
+
+def _show(log: Path, sources: dict[int, bytes], runner: Any) -> list[str]:
+    from moonasm.game.log import with_steps
+
+    with log.open("rb") as f:
+        reader = LogReader(f)
+        summary = reader.scan()
+        events = with_steps(reader, sources, 1, runner)
+        return list(Replay(reader, summary, Options(steps="ops"), events).lines())
+
+
+@pytest.mark.parametrize(("bots", "args"), [
+    (("spin", "think"), ("--mode", "versus", "--seed", "3")),
+    (("work", "think"), ("--mode", "versus", "--events", "--seed", "5")),
+    (("work", "counter"), ("--events", "--level", "hacker", "--seed", "11")),
+    (("builder", "work"), ("--mode", "versus", "--events", "--extras", "on", "--seed", "2")),
+])
+def test_folded_thinking_shows_what_tracing_every_statement_shows(
+        tmp_path: Path, bots: tuple[str, str], args: tuple[str, ...]) -> None:
+    """The folded runner (thinking untraced, a loop of thinking run to the step limit at
+    once) gives the default view line for line, and its overload faults verify against the
+    log (with_steps checks every event it plays again)."""
+    from moonasm.vm.folded import FoldedRunner
+
+    files = []
+    for name in bots:
+        path = tmp_path / f"{name}.masm"
+        path.write_text(LOOPERS[name] if name in LOOPERS else
+                        (BOTS / f"{name}.masm").read_text())
+        files.append(path)
+    log = play(tmp_path, "game.jsonl", *map(str, files), *args, "--max-rounds", "12")
+    sources = {seat: f.read_bytes() for seat, f in enumerate(files, 1)}
+    folded = _show(log, sources, FoldedRunner())
+    assert folded == _show(log, sources, None)
+    assert any("thinking)" in line for line in folded)
+
+
+def test_replay_of_two_looping_bots_is_quick(tmp_path: Path) -> None:
+    for name in ("spin", "think"):
+        (tmp_path / f"{name}.masm").write_text(LOOPERS[name])
+    log = play(tmp_path, "game.jsonl", str(tmp_path / "spin.masm"),
+               str(tmp_path / "think.masm"), "--mode", "versus", "--seed", "3")
+    before = os.times()
+    proc = subprocess.run([sys.executable, "-m", "moonasm", "replay", str(log)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("overload fault") == 200  # 100 rounds, both bots, every turn
+    assert "end of turn: 10000 steps (10000 thinking)" in proc.stdout
+    # 2,000,000 statements traced one by one took 26 s here; folded, well under 2 s of CPU
+    after = os.times()
+    cpu = (after.children_user + after.children_system
+           - before.children_user - before.children_system)
+    assert cpu < 5

@@ -60,6 +60,9 @@ def test_the_wheel_carries_the_grammar(wheel: Path) -> None:
         packaged = zf.read("moonasm/grammar/moon.lark").decode("utf-8")
     assert packaged == (ROOT / "grammar" / "moon.lark").read_text(encoding="utf-8")
     assert "moonasm/isa.py" in names and "moonasm/cli/main.py" in names
+    # the report's template and the viewer's static files (the server serves them too)
+    assert {f"moonasm/contest/{name}" for name in ("report.html", "static/viewer.js",
+            "static/viewer.css", "static/viewer.html")} <= set(names)
     assert not any(n.startswith("tests/") for n in names)
 
 

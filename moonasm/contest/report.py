@@ -1,55 +1,75 @@
 """`report.html`: a tournament a person can open — one self-contained file, no network.
 
 It shows the standings (μ ± σ, wins/ties/losses, games, faults), the head-to-head cross-table
-(the win rate of the row's bot against the column's), each bot's faults with the statement and
-the machine state it met, and a replay viewer.
+(competitive: the win rate of the row's bot against the column's; cooperative: the games the
+two won together and their mean rounds), each bot's faults with the statement, the machine
+state it met, a link to its frame in the viewer and the command that replays it in a terminal,
+and a replay viewer.
 
 The viewer draws frames; it knows no rule. Each frame is the table after one event — the
 typed events of the game fed to `TableState`, the one place that knows what an event does to
-the table — so what the page shows is what the engine did. Games are replayed statement by
-statement for the viewer by playing them again with steps on (games are deterministic; the
-store keeps their seeds and the bots' sources). A page holding every statement of 19,000 games
-would weigh gigabytes, so the viewer carries a selection, at most `VIEWER_GAMES` games: the
-first game of every group, then every game with a fault, in canonical order; every game is in
-the store and its log can be shown with `moonasm replay` (docs/contests.md).
+the table — so what the page shows is what the engine did. Games are played again for the
+viewer with their paid operations traced one by one and their thinking folded
+(`moonasm.vm.folded`): a run of thinking is one frame holding the lines it ran (a loop to the
+step limit as its lines and the length of its cycle), which the page expands on demand, so no
+game is cut short and a bot looping every turn adds a few bytes a turn. The viewer carries a
+selection, at most `VIEWER_GAMES` games: the first game of every group, then the first games
+where each bot met each kind of fault; every game is in the store, and each listed fault
+carries the command that shows it (`moonasm replay STORE --game G:I --turn N`).
+
+The page's script and style are static files (`static/viewer.js`, `static/viewer.css`), inlined
+here and served as files by `moonasm serve` under a policy that forbids inline script; the data
+is one `<script type="application/json">` element no name or source can end early
+(`embed_json`). `viewer_payload` gives the server one game's viewer.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
-from collections.abc import Callable, Iterable
+import shlex
+from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.standings import Standing, wilson
 from moonasm.game import events as ev
-from moonasm.game.options import MODE_NAMES
+from moonasm.game.options import MODE_NAMES, GameOptions
 from moonasm.game.table import TableState
 
 if TYPE_CHECKING:
     from moonasm.contest.contest import Setup
     from moonasm.contest.runner import GameRecord
+    from moonasm.lang.check import Program
+    from moonasm.vm.folded import Thinking
 
+STATIC = Path(__file__).with_name("static")
 VIEWER_GAMES = 60
-MAX_FRAMES = 4000  # per game: a bot looping to its step limit every turn stays viewable
+FAULT_GAMES = 3  # games shown per bot and kind of fault
 FAULTS_SHOWN = 50  # per bot
 
 
 def write_report(path: Path, setup: Setup, table: list[Standing],
                  records: list[GameRecord]) -> None:
-    """The report of a contest whose games (in canonical order) are `records`."""
+    """The report of a contest whose games (in canonical order) are `records`; the store is
+    the directory holding `path` (the replay commands name it)."""
+    store = str(path.parent)
+    shown = _viewer_selection(records)
+    games = [_viewer_game(setup, r) for r in shown]
+    frames = {g["id"]: g.pop("fault_frames") for g in games}
     data = {
         "title": f"MOON {MODE_NAMES[setup.options.mode]} "
                  f"tournament, seed {setup.seed}",
         "mode": setup.options.mode,
         "bits": setup.options.bits,
         "players": setup.players,
+        "games_played": len(records),
         "standings": [_standing(rank, s) for rank, s in enumerate(table, 1)],
-        "cross": cross_table(table, records),
-        "faults": _faults(table, records),
+        "cross": cross_table(table, records, setup.options.mode),
+        "faults": _faults(setup, table, records, store, frames),
         "invalid": [r.to_json() for r in setup.rejected],
-        "games": [_viewer_game(setup, r) for r in _viewer_selection(records)],
+        "games": games,
     }
     path.write_text(render(data), encoding="utf-8")
 
@@ -60,15 +80,19 @@ def _standing(rank: int, s: Standing) -> dict[str, Any]:
             "mu": s.mu, "sigma": s.sigma, "ordinal": s.ordinal, "games": s.games,
             "wins": s.wins, "ties": s.ties, "losses": s.losses,
             "win_rate": [s.wins / s.games if s.games else 0.0, low, high],
-            "faults": s.fault_count}
+            "rounds": s.rounds, "faults": s.fault_count}
 
 
-def cross_table(table: list[Standing], records: Iterable[GameRecord]) -> list[list[Any]]:
-    """cross[i][j]: [wins, games] of bot i in the games it played with bot j (None on the
-    diagonal), bots in standings order."""
+def cross_table(table: list[Standing], records: Iterable[GameRecord],
+                mode: str = "versus") -> list[list[Any]]:
+    """cross[i][j], bots in standings order (None on the diagonal): competitive, [wins,
+    games] of bot i in the games it played with bot j; cooperative (teammates, not
+    opponents), [games won together, games together, rounds summed]."""
     index = {s.sha256: i for i, s in enumerate(table)}
     n = len(table)
-    cells: list[list[Any]] = [[None if i == j else [0, 0] for j in range(n)] for i in range(n)]
+    coop = mode == "coop"
+    cells: list[list[Any]] = [[None if i == j else [0, 0, 0] if coop else [0, 0]
+                               for j in range(n)] for i in range(n)]
     for r in records:
         winners = set(r.winners)
         sole = len(winners) == 1
@@ -78,131 +102,261 @@ def cross_table(table: list[Standing], records: Iterable[GameRecord]) -> list[li
                     continue
                 cell = cells[index[sha]][index[other]]
                 cell[1] += 1
-                if seat in winners and (sole or r.result == "won"):
+                if coop:
+                    cell[0] += r.result == "won"
+                    cell[2] += r.rounds
+                elif seat in winners and (sole or r.result == "won"):
                     cell[0] += 1
     return cells
 
 
-def _faults(table: list[Standing], records: Iterable[GameRecord]) -> dict[str, list[Any]]:
+def replay_command(store: str, game: str, turn: int) -> str:
+    """The terminal command that shows a stored game at one of its turns."""
+    return f"moonasm replay {shlex.quote(store)} --game {game} --turn {turn}"
+
+
+def _faults(setup: Setup, table: list[Standing], records: Iterable[GameRecord], store: str,
+            frames: dict[str, dict[str, int]]) -> dict[str, list[Any]]:
+    """Each bot's first `FAULTS_SHOWN` faults, each with its turn's replay command and, when
+    its game is in the viewer, its frame."""
     out: dict[str, list[Any]] = {s.sha256: [] for s in table}
     for r in records:
-        for f in r.faults:
+        wanted = [f for f in r.faults if len(out[r.seats[f.seat - 1]]) < FAULTS_SHOWN]
+        if not wanted:
+            continue
+        game = f"{r.group}:{r.index}"
+        turns = _turn_numbers(setup, r)
+        for f in wanted:
             shown = out[r.seats[f.seat - 1]]
-            if len(shown) < FAULTS_SHOWN:
-                shown.append({"game": f"{r.group}:{r.index}", "seed": r.seed, "round": f.round,
-                              "seat": f.seat, "kind": f.kind, "message": f.message,
-                              "line": f.line, "column": f.column, "statement": f.statement,
-                              "registers": list(f.registers), "ram": f.ram,
-                              "power": f.power})
+            if len(shown) >= FAULTS_SHOWN:
+                continue
+            where = f"{f.round}:{f.seat}"
+            shown.append({"game": game, "seed": str(r.seed), "round": f.round,
+                          "seat": f.seat, "kind": f.kind, "message": f.message,
+                          "line": f.line, "column": f.column, "statement": f.statement,
+                          "registers": list(f.registers), "ram": f.ram, "power": f.power,
+                          "frame": frames.get(game, {}).get(where),
+                          "command": replay_command(store, game, turns.get(where, 1))})
     return out
 
 
-def _viewer_selection(records: list[GameRecord]) -> list[GameRecord]:
-    chosen: dict[tuple[int, int], GameRecord] = {}
-    for r in records:
-        if r.index == 0 and len(chosen) < VIEWER_GAMES:
-            chosen[r.key] = r
-    for r in records:
-        if r.faults and len(chosen) < VIEWER_GAMES:
-            chosen.setdefault(r.key, r)
-    return sorted(chosen.values(), key=lambda r: r.key)
-
-
-def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
-    """A game played again with every statement reported, as frames for the viewer."""
-    import dataclasses
-
+def _turn_numbers(setup: Setup, record: GameRecord) -> dict[str, int]:
+    """"round:seat" -> the turn's number in game order (what `replay --turn` counts), from
+    the game played again on the fast path (skipped seats make it more than arithmetic)."""
     from moonasm.contest.runner import program_of
     from moonasm.game.engine import Game
 
     entrants = setup.by_key()
     options = dataclasses.replace(setup.options, seed=record.seed)
-    names = [entrants[key].name for key in record.seats]
+    turns: dict[str, int] = {}
+
+    def count(event: ev.AnyEvent) -> None:
+        if type(event) is ev.Turn:
+            turns[f"{event.round}:{event.seat}"] = len(turns) + 1
+
     programs = [program_of(key, entrants[key].source, options.bits) for key in record.seats]
-    viewer = _Frames(setup.options.mode, options.bits, len(names))
-    try:
-        Game(options, names, viewer.add, steps=True).play(programs)
-    except _Enough:
-        pass
-    return {"id": f"{record.group}:{record.index}", "seed": record.seed, "names": names,
-            "result": record.result, "scores": list(record.scores), "frames": viewer.frames}
+    Game(options, [entrants[key].name for key in record.seats], count,
+         steps=False).play(programs)
+    return turns
 
 
-class _Enough(Exception):
-    """The viewer has all the frames it will show of a game: stop playing it."""
+def _viewer_selection(records: list[GameRecord]) -> list[GameRecord]:
+    """The first game of every group, then for each bot and kind of fault the first
+    `FAULT_GAMES` games where it faulted that way (a bot faulting in every game adds a few
+    games, not all of them), at most `VIEWER_GAMES` in all, in canonical order."""
+    chosen: dict[tuple[int, int], GameRecord] = {}
+    for r in records:
+        if r.index == 0 and len(chosen) < VIEWER_GAMES:
+            chosen[r.key] = r
+    examples: dict[tuple[str, str], int] = {}
+    for r in records:
+        for f in r.faults:
+            kind = (r.seats[f.seat - 1], f.kind)
+            if examples.get(kind, 0) < FAULT_GAMES and len(chosen) < VIEWER_GAMES \
+                    and r.key not in chosen:
+                chosen[r.key] = r
+                examples[kind] = examples.get(kind, 0) + 1
+    return sorted(chosen.values(), key=lambda r: r.key)
+
+
+def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
+    from moonasm.contest.runner import program_of
+
+    entrants = setup.by_key()
+    options = dataclasses.replace(setup.options, seed=record.seed)
+    bots = [entrants[key] for key in record.seats]
+    programs = [program_of(e.key, e.source, options.bits) for e in bots]
+    game = viewer_game(options, [e.name for e in bots], programs,
+                       {seat: e.source for seat, e in enumerate(bots, 1)},
+                       game_id=f"{record.group}:{record.index}")
+    game.update(result=record.result, scores=list(record.scores))
+    return game
+
+
+def viewer_game(options: GameOptions, names: list[str], programs: list[Program],
+                sources: dict[int, str], game_id: str) -> dict[str, Any]:
+    """One game for the viewer: played again with `options` (their seed the game's), its
+    operations traced and its thinking folded. `sources` holds the seats whose source and
+    thinking may be shown (a tournament's organiser: all of them; the server: those the
+    viewer may read); of the other seats the page shows what players at the table see — the
+    operations they paid for, how many thinking steps, and faults by kind and line."""
+    from moonasm.game.engine import Game
+    from moonasm.vm.folded import FoldedRunner
+
+    frames = _Frames(options.mode, options.bits, len(names), set(sources))
+    game = Game(options, names, frames.add, steps=True)
+    game.runner = FoldedRunner(frames.think)
+    game.play(programs)
+    return {"id": game_id, "seed": str(options.seed), "names": names,
+            "result": frames.result, "scores": [frames.table.scores[s] for s in frames.seats],
+            "sources": {str(seat): text for seat, text in sources.items()},
+            "thinking": {str(seat): {str(line): text for line, text in lines.items()}
+                         for seat, lines in frames.statements.items()},
+            "frames": frames.frames, "fault_frames": frames.fault_frames}
 
 
 class _Frames:
-    """The table after each event worth a frame, as compact rows:
-    [kind, round, seat, registers, ram, power, deck, scores, goals, pending, disabled, text].
-    Only `TableState` says what an event does to the table.
+    """The table after each event worth a frame, as rows
+    [kind, round, seat, registers, ram, power, text, line, table], where `table` is
+    [deck, scores, goals, shown, pending, disabled] — or 0 when nothing but the machine
+    changed since the frame before (the page carries the last one over). `power` is the
+    acting seat's, None between turns (never the last player's power left). A thinking
+    frame is ["think", round, seat, count, lines, cycle, line of its last statement]: `count`
+    statements, `lines` run in order and then the last `cycle` of them again and again
+    (lines empty where the seat's thinking is not shown). Only `TableState` says what an event
+    does to the table."""
 
-    Most frames are statements (`Step`), and a statement changes only the machine: its frame
-    is [kind, round, seat, registers, ram, power, text], and the viewer takes the rest from
-    the frame before — unless an event without a frame of its own (a goal card drawn) came
-    between them. A test expands the frames of whole games and compares them with the table
-    after every event."""
-
-    def __init__(self, mode: str, bits: int, players: int):
+    def __init__(self, mode: str, bits: int, players: int, visible: Collection[int]):
         self.table = TableState.new(mode=mode, bits=bits, players=players)
         self.seats = range(1, players + 1)
+        self.visible = visible
         self.frames: list[list[Any]] = []
-        self._unseen = False  # an event changed the table since the last frame
+        self.fault_frames: dict[str, int] = {}  # "round:seat" -> frame of its fault
+        self.statements: dict[int, dict[int, str]] = {}  # seat -> line -> thinking statement
+        self.result = ""
+        self._changed = True  # the table (beyond the machine) changed since the last frame
+        self._table: list[Any] | None = None  # the table of the last frame that carried one
+
+    def think(self, stretch: Thinking) -> None:
+        table = self.table
+        seat = table.seat or 0
+        lines: list[int] = []
+        if seat in self.visible:
+            lines = stretch.lines()
+            known = self.statements.setdefault(seat, {})
+            for stmt in stretch.stmts:
+                known.setdefault(stmt.line, stmt.text)
+        last = stretch.stmts[-1].line if seat in self.visible else None
+        self.frames.append(["think", table.round, seat, stretch.count, lines, stretch.cycle,
+                            last])
 
     def add(self, event: ev.AnyEvent) -> None:
         table = self.table
         table.apply(event)
         describe = _DESCRIBE.get(type(event))
-        text = describe(event) if describe is not None else None
+        seat = getattr(event, "seat", None) or table.seat
+        text = describe(event, seat in self.visible) if describe is not None else None
+        if type(event) is ev.Result:
+            self.result = event.result
         if text is None:
-            self._unseen = True
+            self._changed = True
             return
-        if len(self.frames) == MAX_FRAMES:
-            text = f"(the viewer stops after {MAX_FRAMES} frames; the store has the game)"
-        machine = [event.EVENT, table.round, getattr(event, "seat", table.seat),
-                   list(table.registers), list(table.ram), table.power]
-        if type(event) is ev.Step and not self._unseen:
-            machine.append(text)
+        line = getattr(event, "line", None)
+        if type(event) is ev.Step and seat not in self.visible:
+            line = None  # an operation as players at the table saw it, not where it is
+        if type(event) is ev.Fault:  # its kind and line are public (spec §10)
+            self.fault_frames[f"{table.round}:{event.seat}"] = len(self.frames)
+        frame: list[Any] = [event.EVENT, table.round, seat, list(table.registers),
+                            list(table.ram), table.power if table.seat else None, text, line]
+        if type(event) is ev.Step and not self._changed:
+            frame.append(0)
         else:
-            self._unseen = False
+            self._changed = False
             seats = self.seats
-            scores, goal_of = table.scores, table.goal_of
-            machine += [table.deck, [scores[s] for s in seats], [goal_of(s) for s in seats],
-                        [p.goal for p in table.pending], list(table.disabled), text]
-        self.frames.append(machine)
-        if len(self.frames) > MAX_FRAMES:
-            raise _Enough
+            now = [table.deck, [table.scores[s] for s in seats],
+                   [table.goal_of(s) for s in seats], sorted(table.shown),
+                   [p.goal for p in table.pending], list(table.disabled)]
+            frame.append(0 if now == self._table else now)
+            self._table = now
+        self.frames.append(frame)
 
 
-def _fault(e: ev.Fault) -> str:
+def _fault(e: ev.Fault, visible: bool) -> str:
     where = f" at line {e.line}" if e.line else ""
-    return f"seat {e.seat}: {e.kind} fault{where}: {e.message}"
+    message = f": {e.message}" if visible else ""
+    return f"seat {e.seat}: {e.kind} fault{where}{message}"
 
 
-def _draw(e: ev.Draw) -> str | None:
+def _draw(e: ev.Draw, _visible: bool) -> str | None:
     if e.card == "goal":
         return None
     return f"{e.card} card drawn" + (f" by seat {e.seat}" if e.seat else "")
 
 
-# A line of text for each event the viewer shows a frame for (None: no frame).
-_DESCRIBE: dict[type, Callable[[Any], str | None]] = {
-    ev.Step: lambda e: f"seat {e.seat}, line {e.line}: {e.statement}",
-    ev.Turn: lambda e: f"round {e.round}: seat {e.seat}'s turn",
-    ev.Setup: lambda e: "the table is dealt",
-    ev.Solved: lambda e: f"seat {e.seat} solves {e.goal} (score {e.score})",
+# A line of text for each event the viewer shows a frame for (None: no frame); the flag says
+# whether the seat's private details (a fault's message) may be shown.
+_DESCRIBE: dict[type, Callable[[Any, bool], str | None]] = {
+    ev.Step: lambda e, visible: f"seat {e.seat}, line {e.line}: {e.statement}" if visible
+    else f"seat {e.seat}: {e.statement}",
+    ev.Turn: lambda e, _: f"round {e.round}: seat {e.seat}'s turn",
+    ev.Skip: lambda e, _: f"round {e.round}: seat {e.seat} is skipped ({e.reason})",
+    ev.Setup: lambda e, _: "the table is dealt",
+    ev.Solved: lambda e, _: f"seat {e.seat} solves {e.goal} (score {e.score})",
     ev.Fault: _fault,
-    ev.Hack: lambda e: f"seat {e.seat} hacks seat {e.target}: goal {e.goal} shown",
-    ev.CardEvent: lambda e: f"event card: {e.name}",
+    ev.Hack: lambda e, _: f"seat {e.seat} hacks seat {e.target}: goal {e.goal} shown",
+    ev.CardEvent: lambda e, _: f"event card: {e.name}",
     ev.Draw: _draw,
-    ev.RoundEnd: lambda e: f"end of round {e.round}",
-    ev.Result: lambda e: f"game over: {e.result} after {e.rounds} rounds",
+    ev.EndTurn: lambda e, _: f"end of seat {e.seat}'s turn: {e.steps} steps",
+    ev.RoundEnd: lambda e, _: f"end of round {e.round}",
+    ev.Result: lambda e, _: f"game over: {e.result} after {e.rounds} rounds",
 }
 
 
+# -- the page ------------------------------------------------------------------------------
+
+_ESCAPES = {ord("<"): "\\u003c", ord(">"): "\\u003e", ord("&"): "\\u0026",
+            0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def embed_json(data: Any) -> str:
+    """JSON to put inside `<script type="application/json">`: `<`, `>`, `&`, U+2028 and
+    U+2029 written as escapes, so no string (a bot named `</script>` or `<!--<script>`) can
+    end the element or open a comment in it; `JSON.parse` reads it back unchanged."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).translate(_ESCAPES)
+
+
+def static_text(name: str) -> str:
+    """One of the viewer's static files: `viewer.js`, `viewer.css`, and `viewer.html` (its
+    markup, without script or event handler attributes: viewer.js finds the elements by id)."""
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
 def render(data: dict[str, Any]) -> str:
+    """The report page: the template with the viewer's style and script inlined."""
     template = (Path(__file__).with_name("report.html")).read_text(encoding="utf-8")
-    # JSON inside <script>: "</" must not close the element early.
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    return template.replace("{{TITLE}}", html.escape(data["title"])).replace(
-        "{{DATA}}", payload)
+    parts = {"{{TITLE}}": html.escape(data["title"]), "{{STYLE}}": static_text("viewer.css"),
+             "{{VIEWER}}": static_text("viewer.html"), "{{SCRIPT}}": static_text("viewer.js"),
+             "{{DATA}}": embed_json(data)}
+    out = template
+    for key in ("{{TITLE}}", "{{STYLE}}", "{{VIEWER}}", "{{SCRIPT}}"):
+        out = out.replace(key, parts[key])
+    return out.replace("{{DATA}}", parts["{{DATA}}"])
+
+
+def viewer_payload(options: GameOptions, names: list[str], programs: list[Program],
+                   sources: dict[int, str], game_id: str, *,
+                   result: str | None = None) -> tuple[str, str]:
+    """One game's viewer for a page of its own (the server's `/games/ID`): the data as JSON
+    text and the HTML fragment to put in the page — the viewer's markup and the data in a
+    `<script type="application/json" id="data">`. The page loads `static/viewer.css` and
+    `static/viewer.js` as files (no inline script). `sources` holds only the seats whose
+    source and thinking the reader may see (see `viewer_game`)."""
+    game = viewer_game(options, names, programs, sources, game_id)
+    if result is not None:
+        game["result"] = result
+    data = {"title": f"game {game_id}", "mode": options.mode, "bits": options.bits,
+            "players": len(names), "games": [game]}
+    text = embed_json(data)
+    fragment = static_text("viewer.html") + \
+        f'<script type="application/json" id="data">{text}</script>'
+    return text, fragment

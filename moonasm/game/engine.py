@@ -116,7 +116,9 @@ class Game:
         self.players = len(names)
         self.on_event = on_event
         self.steps = on_event is not None if steps is None else steps
-        self.runner = interpret_turn if interpreter else run_turn
+        # how a bot's turn runs (a view may trace it its own way: moonasm.vm.folded)
+        self.runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = \
+            interpret_turn if interpreter else run_turn
         self.per_goal = cards_per_goal(options.bits)
         self._power_per_seat = [0] + [options.power_for(s, self.players)
                                       for s in range(1, self.players + 1)]

@@ -43,6 +43,7 @@ from moonasm.status import FAULT_KINDS
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program
+    from moonasm.vm.folded import Runner
 
 FORMAT = "moonasm-game-log"
 # Version 2 keeps no "step" events: a game is deterministic, so its statements are
@@ -693,12 +694,13 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     return None
 
 
-def with_steps(reader: LogReader, sources: dict[int, bytes],
-               from_turn: int = 1) -> Iterator[tuple[int, Event]]:
+def with_steps(reader: LogReader, sources: dict[int, bytes], from_turn: int = 1,
+               runner: Runner | None = None) -> Iterator[tuple[int, Event]]:
     """The events of a log without steps (version 2), each "step" event regenerated in its
     place by playing the game again with the bots: on the fast path up to turn `from_turn`,
-    traced from there. Every event the game writes again is checked against the log as it
-    goes; LogError names the first line the bots do not play. Memory is one turn's steps."""
+    traced from there (by `runner` if given: `moonasm.vm.folded` traces operations only).
+    Every event the game writes again is checked against the log as it goes; LogError names
+    the first line the bots do not play. Memory is one turn's steps."""
     from moonasm.game.events import json_sink
 
     head = reader.header
@@ -706,6 +708,8 @@ def with_steps(reader: LogReader, sources: dict[int, bytes],
     written: list[Event] = []
     game = Game(options_from_header(head), [p["name"] for p in head["players"]],
                 json_sink(written.append), steps=False)
+    if runner is not None:
+        game.runner = runner
     programs = _programs(head, sources)
     number = 0
     turns = 0
