@@ -76,8 +76,8 @@ BAD_CONFIG: list[tuple[str, Any, str]] = [
     ("max_steps", 10**12, "\"max_steps\" is 1000000000000; a game allows at most 10,000"),
     ("max_steps", 0, "max_steps must be at least 1, not 0"),
     ("mode", "chess", "mode must be coop or versus"),
-    ("bits", 99, "games use 4, 5, 6 or 8 bits (spec §1), not 99"),
-    ("bits", 12, "games use 4, 5, 6 or 8 bits (spec §1), not 12"),
+    ("bits", 99, "games use 4, 5, 6 or 8 bits, not 99"),
+    ("bits", 12, "games use 4, 5, 6 or 8 bits, not 12"),
 ]
 
 

@@ -59,6 +59,8 @@ def test_the_wheel_carries_the_grammar(wheel: Path) -> None:
         assert "moonasm/grammar/moon.lark" in names
         packaged = zf.read("moonasm/grammar/moon.lark").decode("utf-8")
     assert packaged == (ROOT / "grammar" / "moon.lark").read_text(encoding="utf-8")
+    # the rules, which `moonasm rules` prints
+    assert zf_rules(wheel) == (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert "moonasm/isa.py" in names and "moonasm/cli/main.py" in names
     # the report's template and the viewer's static files (the server serves them too)
     assert {f"moonasm/contest/{name}" for name in ("report.html", "static/viewer.js",
@@ -93,3 +95,10 @@ def test_python_dash_m_moonasm_from_the_venv(venv: Path, tmp_path: Path) -> None
     proc = subprocess.run([str(venv / "bin" / "python"), "-m", "moonasm", "--version"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.startswith("moonasm ")
+
+
+def zf_rules(wheel: Path) -> str:
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as zf:
+        return zf.read("moonasm/rules.md").decode("utf-8")

@@ -1,4 +1,4 @@
-"""Rewrite MOON assembly files in the one canonical layout (spec §9).
+"""Rewrite MOON assembly files in the one canonical layout.
 
 Upper-case mnemonics and registers, one space after the mnemonic, ", " between operands,
 labels in their own column, comments kept and aligned; every line keeps its number, and the

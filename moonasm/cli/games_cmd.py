@@ -1,4 +1,4 @@
-"""List the games a contest stored, or write one's log (spec §7.1).
+"""List the games a contest stored, or write one's log.
 
 STORE is a tournament's --out directory, a hill's directory, or its .sqlite file. Each game is
 listed with its id (GROUP:INDEX — `moonasm replay STORE --game ID` shows it), its seed, the

@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("tournament_cmd", "rate bots in a round robin, with a store and a report"),
     "hill": ("hill_cmd", "keep a king-of-the-hill of bots"),
     "games": ("games_cmd", "list a contest's stored games, or write one's log"),
+    "rules": ("rules_cmd", "print the rules of MOON as moonasm plays them"),
     "solve": ("solve_cmd", "find a provably cheapest program that reaches a goal"),
     "grade": ("grade_cmd", "grade a class's answers to puzzles against the optimum"),
     "learn": ("learn_cmd", "learn MOON step by step, from binary to hacker budgets"),

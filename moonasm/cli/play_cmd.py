@@ -1,4 +1,4 @@
-"""Play one whole game of MOON between bots, under every rule of spec §4.
+"""Play one whole game of MOON between bots, under every rule (`moonasm rules`).
 
 Each SEAT is a bot file, in seat order; the number of seats is the number of players. A
 player's name is the bot's .name, else its file name. Without --seed a seed is chosen and

@@ -56,7 +56,7 @@ def width_problem(bits: int) -> str | None:
     """Why `bits` is not a game's width, or None."""
     if bits in GAME_WIDTHS:
         return None
-    return f"games use 4, 5, 6 or 8 bits (spec §1), not {bits}"
+    return f"games use 4, 5, 6 or 8 bits, not {bits}"
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ TOPICS: dict[str, str] = {
     "reading": "what CMP reads of the game: ROUND, SCORE, COST op, ERROR x, …",
     "keys": "keyboard shortcuts",
     "game": "playing a game at the REPL",
+    "rules": "the rules of MOON: cards, levels, modes, how a game is won",
 }
 
 
@@ -161,6 +162,19 @@ def help_text(topic: str, glyphs: Glyphs,
     return f"no help on '{key}'{hint}; :help lists the topics"
 
 
+def _rules() -> Fragments:
+    """docs/rules.md as the REPL shows it: headings as titles, the rest as written."""
+    from moonasm.rules import text
+
+    out: Fragments = []
+    for line in text().splitlines():
+        if line.startswith("#"):
+            out += _title(line.lstrip("# "))
+        else:
+            out.append(("", line + "\n"))
+    return out
+
+
 def _lamps(glyphs: Glyphs) -> Fragments:
     return _title("Reading the CPU") + [("", (
         f"Each register is a row of lamps: {glyphs.on} is a bit switched on, {glyphs.off} off.\n"
@@ -244,4 +258,5 @@ _TOPIC_TEXT = {
     "reading": _reading,
     "keys": _keys,
     "game": _game,
+    "rules": lambda glyphs: _rules(),
 }
