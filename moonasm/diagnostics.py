@@ -14,6 +14,12 @@ _WINDOW = 80  # characters of a very long source line shown around the caret
 _LONG_WORD = re.compile(r"[^\s'\"]{48,}")  # a quote around a long word stays
 
 
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 step`, `2 steps`, `0 steps`: a number and its noun, in the form English wants
+    (`plural` where adding an s is not it)."""
+    return f"{number} {noun if number == 1 else plural or noun + 's'}"
+
+
 def shorten(message: str) -> str:
     """A message quoting a 200,000-character token helps nobody: cut long words short."""
     return _LONG_WORD.sub(lambda m: m.group(0)[:40] + "…", message)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moonasm import isa
+from moonasm.diagnostics import count
 from moonasm.game import events as ev
 from moonasm.game.log import Event, LogReader, Summary, logs_steps
 from moonasm.game.options import MODE_NAMES
@@ -379,7 +380,7 @@ class Replay:
     def on_end_turn(self, e: ev.EndTurn) -> list[str]:
         thinking = e.steps - self.paid if self.steps_known else 0
         think = f" ({thinking} thinking)" if thinking else ""
-        return [self.paint(f"    end of turn: {e.steps} steps{think}", DIM)]
+        return [self.paint(f"    end of turn: {count(e.steps, 'step')}{think}", DIM)]
 
     def on_round_end(self, e: ev.RoundEnd) -> list[str]:
         head = self.paint(f"End of round {e.round}: ", BOLD)

@@ -56,7 +56,7 @@ def test_a_200000_character_line(tmp_path: Path) -> None:
     assert err.splitlines()[0].endswith("hostile.masm:1:4097: error: line 1 has 400,007 "
                                         "characters; moonasm reads lines of at most 4,096")
     status, out, _ = _run(tmp_path, b"INC A" + b" " * 2000 + b"# " + b"x" * 2089)
-    assert status == 0 and "1 steps" in out  # 4,096 characters: the longest line read
+    assert status == 0 and "1 step" in out  # 4,096 characters: the longest line read
 
 
 @pytest.mark.parametrize("command", ["run", "check"])
@@ -76,7 +76,7 @@ def test_a_program_over_1_mib_is_refused_before_parsing(tmp_path: Path, command:
 
 def test_100000_empty_lines(tmp_path: Path) -> None:
     status, out, _ = _run(tmp_path, b"\n" * 100_000 + b"INC A\n")
-    assert status == 0 and "1 steps" in out
+    assert status == 0 and "1 step" in out
     status, _, err = _run(tmp_path, b"\n" * 100_000 + b"INC Q\n")
     assert status == 3
     assert err.splitlines()[0].endswith("hostile.masm:100001:5: error: INC takes a register "

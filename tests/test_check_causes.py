@@ -24,7 +24,7 @@ def test_every_bundled_bot_is_clean_without_bot(cli) -> None:
 
 def test_a_script_with_a_directive_is_still_a_script(cli, masm) -> None:
     path = masm(".goal 3\nCMP A, GOAL\n")
-    assert cli("check", path).out == f"{path}: ok (script, 1 statements)\n"
+    assert cli("check", path).out == f"{path}: ok (script, 1 statement)\n"
     turns = masm(".turn 1\nCMP A, GOAL\n")  # .turn makes a script: GOAL needs its .goal
     out = cli("check", turns)
     assert out.status == 3
@@ -107,5 +107,5 @@ def test_warnings_of_one_file_beside_errors_of_another(cli, masm) -> None:
     warned = masm(".goal 1\nunused: INC A\n")
     out = cli("check", bad, warned)
     assert out.status == 3
-    assert out.out == f"{warned}: ok (script, 1 statements)\n"
+    assert out.out == f"{warned}: ok (script, 1 statement)\n"
     assert out.err.endswith("1 error, 1 warning in 2 of 2 files\n")

@@ -36,7 +36,7 @@ def test_several_files_one_bad(cli, masm) -> None:
     bad = masm("NOT RAM\n")
     out = cli("check", good, bad)
     assert out.status == 3
-    assert out.out == f"{good}: ok (bot, 1 statements)\n"  # no directive: a bot, as run runs it
+    assert out.out == f"{good}: ok (bot, 1 statement)\n"  # no directive: a bot, as run runs it
     assert out.err.startswith(f"{bad}:1:5: error: NOT works on registers only")
 
 

@@ -229,3 +229,17 @@ def test_every_failure_under_json_prints_one_object(bots, capsys, args, status, 
                    "diagnostics": obj["diagnostics"]}
     assert obj["diagnostics"][0] == diagnostic
     assert "error" in err  # a person still reads the problem on standard error
+
+
+def test_the_header_lists_levels_in_seat_order_and_the_hackers(cli) -> None:  # type: ignore[no-untyped-def]
+    from conftest import EXAMPLES
+
+    bots = [str(EXAMPLES / "bots" / f"{n}.masm") for n in ("hoarder", "builder")]
+    out = cli("play", *bots, "--mode", "versus", "--seed", "1", "--level", "1=medium",
+              "--hacker", "2=copy")
+    assert out.status == 0, out.err
+    lines = out.out.splitlines()
+    assert lines[0] == "MOON competitive game, 4 bits, levels medium/novice, hackers 2 copy, seed 1"
+    assert lines[1].split() == ["seat", "name", "level", "hacker", "solved", "faults"]
+    assert lines[2].split()[:4] == ["1", "hoarder", "medium", "-"]
+    assert lines[3].split()[:4] == ["2", "builder", "novice", "copy"]

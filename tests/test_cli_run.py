@@ -67,7 +67,7 @@ def test_a_fault_in_text_mode(run_src) -> None:
     assert out.status == 4
     assert out.out == ("A 1010 (10)  B 0000 (0)  C 0000 (0)  D 0000 (0)\n"
                        "RAM1 0000 (0)  RAM2 0000 (0)\n"
-                       "power spent 1, left unlimited; 1 steps\n")
+                       "power spent 1, left unlimited; 1 step\n")
     assert out.err.splitlines()[0].endswith(
         "prog.masm:4:5: error: protection fault: RAM2 belongs to player 2; player 1 may only "
         "use its own RAM")

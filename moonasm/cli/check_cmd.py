@@ -22,7 +22,7 @@ from moonasm.cli.common import (
     print_json,
     read_program,
 )
-from moonasm.diagnostics import Diagnostic
+from moonasm.diagnostics import Diagnostic, count
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
                       "statements": program.statement_count if program is not None else None})
         if program is not None and not args.json:
             what = "bot" if program.bot else "script"
-            print(f"{name}: ok ({what}, {program.statement_count} statements)")
+            print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0
     if args.json:

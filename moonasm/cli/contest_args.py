@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import UsageError, failure_object, parse_positive, print_json
+from moonasm.diagnostics import count
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -112,7 +113,7 @@ def print_standings(setup: Setup, games: int, table: list[Standing], rated: bool
         return
     from moonasm.game.options import MODE_NAMES
 
-    print(f"{games} {MODE_NAMES[setup.options.mode]} games{headline}")
+    print(f"{count(games, MODE_NAMES[setup.options.mode] + ' game')}{headline}")
     print(contest.render_table(table, setup.options.mode, rated=rated))
 
 

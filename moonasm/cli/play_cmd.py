@@ -119,24 +119,34 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _summary(game: Any, result: dict[str, Any]) -> None:
-    opts = game.options
-    levels = sorted(set(opts.level(s) for s in range(1, game.players + 1)))
+    """The game in a few lines: its options (each seat's level in seat order when they differ,
+    hackers by seat), a row a seat, and the result."""
     from moonasm.game.options import MODE_NAMES
 
-    mode = MODE_NAMES[opts.mode]
+    opts = game.options
+    seats = range(1, game.players + 1)
+    levels = [opts.level(s) for s in seats]
+    level = levels[0] if len(set(levels)) == 1 else "levels " + "/".join(levels)
     extras = [] if opts.extras == "off" else [f"extras {opts.extras}"]
     if opts.events:
         extras.append("events")
-    print(f"MOON {mode} game, {opts.bits} bits, {'/'.join(levels)}"
+    if opts.hackers:
+        extras.append("hackers " + ", ".join(f"{seat} {kind}" for seat, kind
+                                             in sorted(opts.hackers.items())))
+    print(f"MOON {MODE_NAMES[opts.mode]} game, {opts.bits} bits, {level}"
           f"{''.join(', ' + e for e in extras)}, seed {result['seed']}")
-    rows = [("seat", "name", "level", "solved", "faults")]
+    head = ("seat", "name", "level") + (("hacker",) if opts.hackers else ()) + (
+        "solved", "faults")
+    rows = [head]
     for p in result["players"]:
-        rows.append((str(p["seat"]), p["name"], opts.level(p["seat"]), str(p["solved"]),
-                     str(p["faults"])))
-    widths = [max(len(r[i]) for r in rows) for i in range(5)]
+        hacker = (opts.hackers.get(p["seat"], "-"),) if opts.hackers else ()
+        rows.append((str(p["seat"]), p["name"], opts.level(p["seat"]), *hacker,
+                     str(p["solved"]), str(p["faults"])))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     for r in rows:
-        print(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  "
-              f"{r[3]:>{widths[3]}}  {r[4]:>{widths[4]}}")
+        cells = [cell.rjust(w) if i in (0, len(head) - 2, len(head) - 1) else cell.ljust(w)
+                 for i, (cell, w) in enumerate(zip(r, widths, strict=True))]
+        print("  " + "  ".join(cells))
     from moonasm.render import outcome
 
     winners = [f"{s} ({game.names[s - 1]})" for s in result["winners"]]

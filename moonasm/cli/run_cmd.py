@@ -31,6 +31,7 @@ from moonasm.cli.common import (
     read_program,
     use_color,
 )
+from moonasm.diagnostics import count
 from moonasm.lang.numbers import MAX_POWER as MAX_COUNT
 from moonasm.status import ExitStatus
 
@@ -305,7 +306,7 @@ def _run(args: argparse.Namespace, program: Program, situation: Situation) -> in
         print("  ".join(render.register(f"RAM{p}", m.ram[p], m.bits, color)
                         for p in range(1, config.players + 1)))
         print(f"power spent {isa.format_halves(m.spent)}, left {isa.format_halves(m.power)}; "
-              f"{res.steps} steps")
+              f"{count(res.steps, 'step')}")
         if config.goal is not None:
             state = "reached" if res.reached else "NOT reached"
             print(f"goal {config.goal:0{m.bits}b} ({config.goal}): {state}")

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from moonasm.cli import contest_args
 from moonasm.cli.common import UsageError, fail_usage, failure_object, parse_positive
+from moonasm.diagnostics import count
 from moonasm.status import ExitStatus
 
 STORE = "results.sqlite"
@@ -132,8 +133,8 @@ class _Run:
         contest_args.report_rejected(setup, args.json)
         if len(setup.entrants) < args.players:
             return contest_args.fail_unplayed(
-                setup, args.json, True, f"moonasm tournament: error: {len(setup.entrants)} "
-                f"valid bots; a game needs {args.players}")
+                setup, args.json, True, "moonasm tournament: error: "
+                f"{count(len(setup.entrants), 'valid bot')}; a game needs {args.players}")
         # Reach the cluster before anything is written: a failed start leaves nothing behind.
         self.where = execute.connect(execute.Where(args.jobs, getattr(args, "scheduler", None)))
         if self.store is None:
@@ -178,7 +179,7 @@ class _Run:
         contest_args.print_standings(setup, len(records), table, True, args.json,
                                      f" of {args.players} players, seed {setup.seed}")
         if not args.json:
-            print(f"played {len(played.records)} games in {wall:.1f} s, "
+            print(f"played {count(len(played.records), 'game')} in {wall:.1f} s, "
                   f"{played.cpu:.1f} s of CPU where they ran")
             print(f"store: {path}\nreport: {out / REPORT}")
         return ExitStatus.OK

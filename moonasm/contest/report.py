@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.standings import Standing, wilson
+from moonasm.diagnostics import count
 from moonasm.game import events as ev
 from moonasm.game.options import MODE_NAMES, GameOptions
 from moonasm.game.table import TableState
@@ -306,9 +307,9 @@ _DESCRIBE: dict[type, Callable[[Any, bool], str | None]] = {
     ev.Hack: lambda e, _: f"seat {e.seat} hacks seat {e.target}: goal {e.goal} shown",
     ev.CardEvent: lambda e, _: f"event card: {e.name}",
     ev.Draw: _draw,
-    ev.EndTurn: lambda e, _: f"end of seat {e.seat}'s turn: {e.steps} steps",
+    ev.EndTurn: lambda e, _: f"end of seat {e.seat}'s turn: {count(e.steps, 'step')}",
     ev.RoundEnd: lambda e, _: f"end of round {e.round}",
-    ev.Result: lambda e, _: f"game over: {e.result} after {e.rounds} rounds",
+    ev.Result: lambda e, _: f"game over: {e.result} after {count(e.rounds, 'round')}",
 }
 
 

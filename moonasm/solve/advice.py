@@ -8,6 +8,7 @@ of (style, text), the REPL's formatted text; a refusal is a plain message.
 from __future__ import annotations
 
 from moonasm import isa
+from moonasm.diagnostics import count
 from moonasm.solve.problem import Problem
 from moonasm.solve.search import Solution
 from moonasm.vm.machine import Machine
@@ -55,7 +56,7 @@ def words(solution: Solution) -> str:
     ops = solution.operations
     text = f"{_halves(solution.power)} power in {ops} operation{'s' if ops != 1 else ''}"
     if solution.turns > 1:
-        text += f" over {solution.turns} turns"
+        text += f" over {count(solution.turns, 'turn')}"
     return text
 
 
