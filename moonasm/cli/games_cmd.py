@@ -17,6 +17,7 @@ Exit status: 0, or 2 for a usage error (no such store or game, a damaged store).
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,11 @@ if TYPE_CHECKING:
     from moonasm.contest.entrants import Entrant
     from moonasm.contest.runner import GameRecord
     from moonasm.contest.store import Store
+
+
+# What reading a damaged store's rows can raise: SQLite's errors, and values that are not what
+# the store writes (JSON text edited by hand).
+_UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError)
 
 
 def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
@@ -61,6 +67,10 @@ def main(args: argparse.Namespace) -> int:
         return _list(args, store)
     except UsageError as e:
         return fail_usage(str(e))
+    except _UNREADABLE as e:  # damage SQLite's own check does not see, met while reading
+        from moonasm.contest.integrity import damaged
+
+        return fail_usage(str(damaged(store.path, e)), str(store.path))
     finally:
         store.close()
 

@@ -43,7 +43,11 @@ from moonasm.cli.common import (
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
+    from moonasm.contest.entrants import Entrant
+    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.store import Store
     from moonasm.game.log import LogReader, Summary
+    from moonasm.game.options import GameOptions
 
 
 # What --json reports about a log, null until known.
@@ -279,20 +283,9 @@ def _from_store(args: argparse.Namespace) -> tuple[
     except (ValueError, StoreError) as e:
         raise UsageError(str(e)) from None
     try:
-        record = store.game(group, index)
-        if record is None:
-            raise UsageError(f"'{args.file}' has no game {args.game} (`moonasm games "
-                             f"{args.file}` lists them)")
-        options, _players = store.options()
-        bots = {e.key: e for e in store.bots()}
-        missing = [key for key in record.seats if key not in bots]
-        if missing:
-            raise UsageError(f"game {args.game}: the store no longer holds the source of "
-                             f"{', '.join(k[:12] for k in missing)}")
-        text = store.log(group, index)
+        record, options, bots, text = _stored_game(args, store, group, index)
     finally:
         store.close()
-    assert text is not None
     sources = {seat: bots[key].source.encode("utf-8")
                for seat, key in enumerate(record.seats, 1)}
 
@@ -310,6 +303,32 @@ def _from_store(args: argparse.Namespace) -> tuple[
         return report.succeed()
 
     return io.BytesIO(text.encode("ascii")), sources, verify
+
+
+def _stored_game(args: argparse.Namespace, store: Store, group: int,
+                 index: int) -> tuple[GameRecord, GameOptions, dict[str, Entrant], str]:
+    """The stored game, its options, the bots and its regenerated log; UsageError when the
+    store has no such game, or is damaged where SQLite's own check does not look."""
+    import sqlite3
+
+    from moonasm.contest.integrity import damaged
+
+    try:
+        record = store.game(group, index)
+        if record is None:
+            raise UsageError(f"'{args.file}' has no game {args.game} (`moonasm games "
+                             f"{args.file}` lists them)")
+        options, _players = store.options()
+        bots = {e.key: e for e in store.bots()}
+        missing = [key for key in record.seats if key not in bots]
+        if missing:
+            raise UsageError(f"game {args.game}: the store no longer holds the source of "
+                             f"{', '.join(k[:12] for k in missing)}")
+        text = store.log(group, index)
+    except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError) as e:
+        raise UsageError(str(damaged(store.path, e))) from None
+    assert text is not None
+    return record, options, bots, text
 
 
 def _verify(args: argparse.Namespace, log: LogReader, summary: Summary,

@@ -160,7 +160,7 @@ def check_file(path: Path) -> None:
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
         finally:
             db.close()
-    except sqlite3.DatabaseError as e:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as e:  # its messages may be damaged too
         raise StoreError(f"'{path}' is damaged: {e}") from None
     if problems != ["ok"]:
         raise StoreError(f"'{path}' is damaged: {problems[0]}")
