@@ -124,3 +124,23 @@ def test_attempt_explains_faults_in_words() -> None:
     assert "costs more power than is left" in explain(a)
     a = attempt(puzzle.config, "loop: JMP loop\n")
     assert a.status == "fault" and "loop that never ends" in explain(a)
+
+
+def test_an_answer_is_parsed_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from moonasm.lang import parse as parse_module
+    from moonasm.lang.check import check_source
+    from moonasm.solve.grading import attempt
+
+    puzzle = check_source(".goal 4\n.power 4\n").program
+    assert puzzle is not None
+    calls = []
+    real = parse_module.parse
+
+    def counting(text: str):  # type: ignore[no-untyped-def]
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(parse_module, "parse", counting)
+    result = attempt(puzzle.config, "INC A\nROL A\nROL A\n")
+    assert calls == ["INC A\nROL A\nROL A\n"]
+    assert result.status == "solved"

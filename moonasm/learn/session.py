@@ -102,9 +102,10 @@ class LearnSession(Sandbox):
             self.fault_kind = outcome.fault.kind
 
     def run_source(self, text: str, where: Source) -> Reply:
+        from moonasm.lang.parse import parse
         from moonasm.solve.grading import has_configuration
 
-        if has_configuration(text):
+        if has_configuration(parse(text)):
             return Reply.refused("a lesson sets the machine up itself: type operations (and "
                                  ":end or .turn to end a turn); :retry starts the lesson again")
         self.fault_kind = None

@@ -9,13 +9,12 @@ sets the machine up differently has changed the puzzle and is not accepted.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Config
 from moonasm.lang.directives import SPECS
-from moonasm.solve.problem import Problem
+from moonasm.lang.parse import Parsed
 
 # What an answer may not change: the machine and the rules of the puzzle.
 SETUP_FIELDS = ("bits", "mode", "players", "power", "sets", "goal", "hackers", "disabled")
@@ -65,33 +64,36 @@ def setup_difference(puzzle: Config, answer: Config) -> str:
     return "the answer sets up the machine differently from the puzzle"
 
 
-def has_configuration(text: str) -> bool:
-    """Whether the text writes any configuration directive of its own."""
+def has_configuration(parsed: Parsed) -> bool:
+    """Whether a program writes any configuration directive of its own."""
     from moonasm.lang.nodes import Directive
-    from moonasm.lang.parse import parse
 
     return any(isinstance(node, Directive) and (spec := SPECS.get(node.name.lower()))
-               is not None and spec.configuration for node in parse(text).nodes)
+               is not None and spec.configuration for node in parsed.nodes)
 
 
 def attempt(puzzle: Config, answer: str) -> Attempt:
-    """Run `answer` on the puzzle's machine, as `moonasm run` would run the two together."""
-    from moonasm.lang.check import check_source
+    """Run `answer` on the puzzle's machine, as `moonasm run` would run the two together.
+    The answer is parsed once: without directives of its own, it is checked with the
+    puzzle's configuration given, as a command line gives directives."""
+    from moonasm.lang.check import check
+    from moonasm.lang.directives import directives_of
+    from moonasm.lang.parse import parse
     from moonasm.vm.script import run_script
 
-    if has_configuration(answer):
-        offset, text = 0, answer
+
+    parsed = parse(answer)
+    if has_configuration(parsed):
+        result = check(parsed)
     else:
-        header = Problem.from_config(puzzle).directives()
-        offset, text = header.count("\n"), header + answer
-    result = check_source(text)
+        result = check(parsed, given=[(spec, value) for spec, value in directives_of(puzzle)
+                                      if spec.configuration])
     if result.program is None:
         first = result.errors[0] if result.errors else None
-        shifted = tuple(dataclasses.replace(d, span=d.span._replace(line=d.line - offset))
-                        for d in result.errors)
         return Attempt("invalid", message=first.message if first else "invalid program",
-                       line=first.line - offset if first else None,
-                       column=first.column if first else None, diagnostics=shifted)
+                       line=first.line if first else None,
+                       column=first.column if first else None,
+                       diagnostics=tuple(result.errors))
     program = result.program
     if setup_of(program.config) != setup_of(puzzle):
         return Attempt("invalid", message=f"{setup_difference(puzzle, program.config)} (an "
@@ -108,7 +110,7 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
     if fault is not None:
         span = fault.span  # the operand at fault, else the statement
         return Attempt("fault", spent, operations, fault.kind, fault.message,
-                       span.line - offset if span is not None else None,
+                       span.line if span is not None else None,
                        span.column if span is not None else None)
     return Attempt("solved" if outcome.reached else "not reached", spent, operations)
 
