@@ -4,15 +4,16 @@
 are shared and noisy, so every comparison is paired — A then B, A then B, … — and each figure
 is the median of the pairs, its min and max in the figure's name:
 
-* per-core throughput of `moonasm tournament --jobs 1` (schedule, batches, SQLite store, a
-  compressed log of every game, ratings, report) against the same games, logged the same way,
-  in a plain in-process loop of `Game.play` (the issue's target: within 20 %), in games per
-  second of CPU time — on a machine shared with other work, wall time measures the neighbours.
-  Three rows: the whole command on 3,000 games; each game beyond the first 300 (the
-  tournament of 3,000 against the same command on 300 games: what a game costs a running
-  tournament); and the CPU seconds that do not grow with the games (ratings, the report's
-  viewer replaying up to 60 games statement by statement, opening the store), which a small
-  tournament pays in full;
+* per-core throughput of `moonasm tournament --jobs 1` (schedule, batches, SQLite store —
+  no logs: a game's log is regenerated when asked —, standings, report) against the same
+  games, unlogged, in a plain in-process loop of `Game.play` (issue 17's target: ≥ 0.9×), in
+  games per second of CPU time — on a machine shared with other work, wall time measures the
+  neighbours. Three rows: the whole command on 3,000 games; each game beyond the first 300
+  (the tournament of 3,000 against the same command on 300 games: what a game costs a
+  running tournament); and the CPU seconds that do not grow with the games (standings, the
+  report's viewer games, opening the store), which a small tournament pays in full;
+* the store's size per game, 20-bot round robin, against the 2.4 KB a game it took when every
+  game's log was stored;
 * that plain loop with a log of every game against it without, on this field (its counter
   bots make long games of short turns, where events weigh most; builder against hoarder, the
   issue's ⅔ target, is `bench_log.py`'s figure);
@@ -108,7 +109,7 @@ def _in_process(tmp: Path) -> list[Row]:
         for _ in range(3):  # paired: each tournament beside the plain loop it is compared with
             whole.append(tournament(200))
             small.append(tournament(20))
-            base.append(plain(True))
+            base.append(plain(False))
         logged, unlogged = paired(lambda: plain(True), lambda: plain(False), 3)
     games = len(specs)
     rate = [games / t for t in whole]
@@ -117,10 +118,10 @@ def _in_process(tmp: Path) -> list[Row]:
     plain_rate = [games / t for t in base]
     return [
         (f"tournament --jobs 1, {games:,} games, the whole command ({spread(rate)})",
-         statistics.median(rate), f"plain Game.play loop, logged ({spread(plain_rate)})",
+         statistics.median(rate), f"plain Game.play loop, unlogged ({spread(plain_rate)})",
          statistics.median(plain_rate), "games/CPU s"),
         (f"tournament --jobs 1, each game beyond the first 300 ({spread(marginal)})",
-         statistics.median(marginal), "plain Game.play loop, logged",
+         statistics.median(marginal), "plain Game.play loop, unlogged",
          statistics.median(plain_rate), "games/CPU s"),
         ("tournament --jobs 1, what does not grow with the games (ratings, report, store "
          "set-up), CPU s", statistics.median(fixed), f"the {games:,} plain games",
@@ -131,6 +132,20 @@ def _in_process(tmp: Path) -> list[Row]:
          f"unlogged ({spread([games / t for t in unlogged])})",
          statistics.median([games / t for t in unlogged]), "games/CPU s"),
     ]
+
+
+def _store_size(tmp: Path) -> list[Row]:
+    """Bytes of store a game: a 20-bot round robin, 10 games a pairing (1,900 games)."""
+    from moonasm.cli.main import main
+
+    field = _field(tmp / "twenty-small", 20)
+    out = tmp / "store-size"
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["tournament", str(field), "--games", "10", "--seed", "4", "--jobs", "1",
+              "--out", str(out), "--json"])
+    size = sum(f.stat().st_size for f in out.iterdir() if f.name.startswith("results.sqlite"))
+    return [("store size a game, 20-bot round robin (1,900 games)", size / 1900,
+             "with every game's log stored (before issue 17)", 2400.0, "bytes")]
 
 
 def _jobs(tmp: Path) -> list[Row]:
@@ -182,7 +197,7 @@ def _big(tmp: Path) -> list[Row]:
 def run() -> list[Row]:
     tmp = Path(tempfile.mkdtemp(prefix="moonasm-bench-contest-"))
     try:
-        rows = _in_process(tmp) + _jobs(tmp)
+        rows = _in_process(tmp) + _store_size(tmp) + _jobs(tmp)
         if os.environ.get("MOONASM_BENCH_BIG"):
             rows += _big(tmp)
         return rows

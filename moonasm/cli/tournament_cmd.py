@@ -8,8 +8,9 @@ so the same bots, options and seed give the same results, standings and store wi
 on a Dask cluster (--scheduler) and after --resume.
 
 --out DIR (default tournament-out/) receives results.sqlite (every game's seed, seats, scores,
-rounds and faults, each fault with its statement and machine state; a compressed log of every
-game) and report.html (standings, cross-table, faults and a replay viewer: one file, no
+rounds and faults, each fault with its statement and machine state, and every bot's source:
+a game's log is regenerated from them, `moonasm games` and `moonasm replay DIR --game ID`) and
+report.html (standings, cross-table, faults and a replay viewer: one file, no
 network). --resume continues a stopped tournament from its store, playing only the games it
 lacks; without it an existing store is refused.
 
