@@ -8,6 +8,7 @@ line at a time and prints plain text, for `printf 'INC A\\n:state\\n' | moonasm 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import IO
@@ -25,7 +26,7 @@ from moonasm.repl import keys
 from moonasm.repl import render as rd
 from moonasm.repl.completer import MoonCompleter
 from moonasm.repl.lexer import MoonAsmLexer
-from moonasm.repl.render import Fragments
+from moonasm.repl.render import Fragments, wrap
 from moonasm.repl.reply import Reply, Source
 from moonasm.repl.session import BaseSession
 from moonasm.repl.toolbar import STYLE, prompt_text, toolbar_text
@@ -100,6 +101,9 @@ def show(reply: Reply | Fragments, output: Output | None = None) -> None:
     fragments = reply.fragments if isinstance(reply, Reply) else reply
     if not fragments:
         return
+    columns = output.get_size().columns if output is not None else \
+        shutil.get_terminal_size().columns
+    fragments = wrap(fragments, max(columns, 20))
     color_depth = ColorDepth.DEPTH_1_BIT if "NO_COLOR" in os.environ else None
     print_formatted_text(FormattedText(fragments), style=STYLE, end="", output=output,
                          color_depth=color_depth, include_default_pygments_style=False)

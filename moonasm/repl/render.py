@@ -180,3 +180,51 @@ def separator(glyphs: Glyphs, width: int = 40) -> Fragments:
 def op_summary(op: isa.Operation, glyphs: Glyphs) -> str:
     coop, versus = (halves(op.family.halves(m), glyphs) for m in isa.MODES)
     return coop if coop == versus else f"{coop} ({versus} in versus)"
+
+
+def wrap(fragments: Fragments, width: int) -> Fragments:
+    """The fragments with every line longer than `width` broken at its last space that fits
+    (styles kept; a continued line indented like the line it continues), so that help,
+    lessons and the rules read on an 80-column terminal. A word longer than the width stays
+    whole."""
+    lines: list[Fragments] = [[]]
+    for style, text in fragments:
+        parts = text.split("\n")
+        for i, part in enumerate(parts):
+            if i:
+                lines.append([])
+            if part:
+                lines[-1].append((style, part))
+    out: Fragments = []
+    for number, line in enumerate(lines):
+        plain = "".join(text for _, text in line)
+        indent = min(len(plain) - len(plain.lstrip(" ")), width // 2)
+        while len(plain) > width:
+            cut = plain.rfind(" ", indent + 1, width + 1)
+            if cut <= indent:
+                break
+            head, line = _split(line, cut)
+            out += head + [("", "\n")]
+            line = [("", " " * indent)] + _split(line, 1)[1]  # drop the space broken at
+            plain = "".join(text for _, text in line)
+        out += line
+        if number < len(lines) - 1:
+            out.append(("", "\n"))
+    return out
+
+
+def _split(line: Fragments, at: int) -> tuple[Fragments, Fragments]:
+    """`line` cut at character `at`: (before, from there on), styles kept."""
+    before: Fragments = []
+    after: Fragments = []
+    seen = 0
+    for style, text in line:
+        if seen >= at:
+            after.append((style, text))
+        elif seen + len(text) <= at:
+            before.append((style, text))
+        else:
+            before.append((style, text[:at - seen]))
+            after.append((style, text[at - seen:]))
+        seen += len(text)
+    return before, after
