@@ -17,7 +17,6 @@ Exit status: 0, or 2 for a usage error (no such store or game, a damaged store).
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,11 +28,6 @@ if TYPE_CHECKING:
     from moonasm.contest.entrants import Entrant
     from moonasm.contest.runner import GameRecord
     from moonasm.contest.store import Store
-
-
-# What reading a damaged store's rows can raise: SQLite's errors, and values that are not what
-# the store writes (JSON text edited by hand).
-_UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError)
 
 
 def json_failure(diagnostics: list[dict[str, object]]) -> dict[str, object]:
@@ -53,6 +47,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    from moonasm.contest.integrity import UNREADABLE, damaged
     from moonasm.contest.store import StoreError, open_store
 
     try:
@@ -67,9 +62,7 @@ def main(args: argparse.Namespace) -> int:
         return _list(args, store)
     except UsageError as e:
         return fail_usage(str(e))
-    except _UNREADABLE as e:  # damage SQLite's own check does not see, met while reading
-        from moonasm.contest.integrity import damaged
-
+    except UNREADABLE as e:  # damage SQLite's own check does not see, met while reading
         return fail_usage(str(damaged(store.path, e)), str(store.path))
     finally:
         store.close()

@@ -254,13 +254,14 @@ def _show(args: argparse.Namespace, log: LogReader, summary: Summary,
 def _is_store(path: Path) -> bool:
     """A tournament's or a hill's directory, or a file that starts as an SQLite database
     does: not a log."""
+    from moonasm.contest.integrity import SQLITE_MAGIC
     from moonasm.contest.store import STORE_NAMES
 
     if path.is_dir():
         return any((path / name).is_file() for name in STORE_NAMES)
     try:
         with open(path, "rb") as f:
-            return f.read(16) == b"SQLite format 3\x00"
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
     except (OSError, ValueError):
         return False
 
@@ -309,9 +310,8 @@ def _stored_game(args: argparse.Namespace, store: Store, group: int,
                  index: int) -> tuple[GameRecord, GameOptions, dict[str, Entrant], str]:
     """The stored game, its options, the bots and its regenerated log; UsageError when the
     store has no such game, or is damaged where SQLite's own check does not look."""
-    import sqlite3
 
-    from moonasm.contest.integrity import damaged
+    from moonasm.contest.integrity import UNREADABLE, damaged
 
     try:
         record = store.game(group, index)
@@ -325,7 +325,7 @@ def _stored_game(args: argparse.Namespace, store: Store, group: int,
             raise UsageError(f"game {args.game}: the store no longer holds the source of "
                              f"{', '.join(k[:12] for k in missing)}")
         text = store.log(group, index)
-    except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError) as e:
+    except UNREADABLE as e:
         raise UsageError(str(damaged(store.path, e))) from None
     assert text is not None
     return record, options, bots, text

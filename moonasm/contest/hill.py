@@ -212,12 +212,6 @@ class Hill:
                          [e.name for e in already], [s.name for s in pushed], rejected,
                          len(specs))
 
-    def standing(self) -> list[HillEntry]:
-        """The hill as it is (no challenge)."""
-        table = self.ranked(self.on_hill())
-        return [HillEntry(rank, s, self.meta["challenges"] - self.meta["on_hill"][s.sha256])
-                for rank, s in enumerate(table, 1)]
-
     def records(self, field: list[Entrant]) -> list[Any]:
         """The stored games among `field` only, that are games the hill scheduled."""
         keys = {e.key for e in field}

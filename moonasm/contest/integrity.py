@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = frozenset({"meta", "bots", "rejected", "games", "faults"})
 RESULTS = frozenset({"finished", "won", "lost"})
+# What reading a damaged store's rows can raise: SQLite's errors (damage its quick check does
+# not see), and values that are not what a store writes (JSON edited by hand).
+UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError)
 
 
 class StoreError(Exception):
@@ -181,7 +184,7 @@ def read_games(store: Store) -> list[GameRecord]:
     damage met late, values that are not what the store writes)."""
     try:
         return store.games()
-    except (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError) as e:
+    except UNREADABLE as e:
         raise damaged(store.path, e) from None
 
 
