@@ -61,9 +61,10 @@ class Diagnostic:
     def column(self) -> int:
         return self.span.column
 
-    def as_json(self) -> dict[str, object]:
-        return {"kind": self.kind, "message": self.message, "line": self.line,
-                "column": self.column}
+    def to_json(self, file: str | None) -> dict[str, object]:
+        """The diagnostic as every `--json` and the server list it under "diagnostics"."""
+        return {"file": file, "line": self.line, "column": self.column,
+                "severity": self.severity, "kind": self.kind, "message": self.message}
 
     def render(self, filename: str, source_lines: list[str] | None, *, color: bool = False,
                prefix: str = "") -> str:

@@ -40,9 +40,7 @@ class UsageError(Exception):
 
 def diagnostic_json(d: Diagnostic, file: str | None) -> JsonObject:
     """A program's diagnostic as `--json` lists it under "diagnostics"."""
-    return {"file": file, "line": d.line, "column": d.column,
-            "severity": d.severity, "kind": d.kind,
-            "message": d.message}
+    return d.to_json(file)
 
 
 def usage_json(message: str, file: str | None = None) -> JsonObject:

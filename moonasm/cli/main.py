@@ -43,6 +43,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "learn": ("learn_cmd", "learn MOON step by step, from binary to hacker budgets"),
     "fmt": ("fmt_cmd", "rewrite programs in the canonical layout"),
     "lsp": ("lsp_cmd", "the language server for editors (stdio)"),
+    "serve": ("serve_cmd", "run a contest server: submissions, a live ladder, a playground"),
 }
 
 

@@ -91,9 +91,7 @@ def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,
         sha = hashlib.sha256(data).hexdigest()
         program, _lines, errors = check_bot(decode(data), bits)
         if program is None:
-            rejected.append(Rejected(file, [
-                {"file": file, "line": d.span.line, "column": d.span.column,
-                 "severity": "error", "kind": d.kind, "message": d.message} for d in errors]))
+            rejected.append(Rejected(file, [d.to_json(file) for d in errors]))
             continue
         count = seen.get(sha, 0)
         seen[sha] = count + 1

@@ -96,7 +96,8 @@ def run(payloads: list[str], where: Where) -> Iterator[Batch]:
         yield from _on_processes(payloads, where.jobs)
 
 
-def _records(text: str) -> Batch:
+def batch_of(text: str) -> Batch:
+    """A batch from the JSON Lines a worker sent back (`runner.play_batch`)."""
     *games, trailer = text.splitlines()
     return Batch([GameRecord.from_line(line) for line in games], json.loads(trailer)["cpu"])
 
@@ -117,7 +118,7 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    yield _records(future.result())
+                    yield batch_of(future.result())
         finally:
             for future in pending:
                 future.cancel()
@@ -129,7 +130,7 @@ def _on_dask(payloads: list[str], client: Any) -> Iterator[Batch]:
     futures = [client.submit(play_batch, text, pure=False) for text in payloads]
     try:
         for future in as_completed(futures):
-            yield _records(future.result())
+            yield batch_of(future.result())
     finally:
         client.cancel(futures)
 

@@ -1,0 +1,90 @@
+"""The web application: every area's routing table, the static files, the error answers and
+the security layer, around one `Site` (spec §10, §11)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from moonasm.contest import execute
+from moonasm.server import admin, config, games, guard, hills, pages, submissions
+from moonasm.server.db import STORE_NAME, Database
+from moonasm.server.guard import ApiError
+from moonasm.server.ladder import Ladder
+from moonasm.server.live import Broker
+from moonasm.server.site import STATIC, TEMPLATES, Site
+
+AREAS = (hills, submissions, games, admin, pages)
+
+
+def build(directory: Path, where: execute.Where) -> Starlette:
+    """The contest of `directory`, its ladder playing `where` once the app starts."""
+    contest = config.load(directory)
+    db = Database.open(directory / STORE_NAME)
+    broker = Broker()
+    ladder = Ladder(db, contest, where, broker.publish)
+    templates = Jinja2Templates(env=jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
+    site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates,
+                max(1, where.jobs))
+    routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
+    routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
+               for name in ("viewer.js", "viewer.css")]
+    routes.append(Mount("/static", StaticFiles(directory=str(STATIC))))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        broker.bind(asyncio.get_running_loop())
+        ladder.start()
+        try:
+            yield
+        finally:
+            ladder.stop()
+
+    app = Starlette(routes=routes, lifespan=lifespan,
+                    exception_handlers={ApiError: answer_error, HTTPException: answer_error,
+                                        404: answer_error, 405: answer_error})
+    app.state.site = site
+    app.add_middleware(guard.Guard)
+    return app
+
+
+def _viewer_file(name: str) -> Callable[[Request], Awaitable[Response]]:
+    """The report viewer's script or style, served as the file pages load (one copy: the
+    report inlines the same file)."""
+    from moonasm.contest.report import STATIC as VIEWER
+
+    async def serve(request: Request) -> Response:
+        return FileResponse(VIEWER / name)
+    return serve
+
+
+async def answer_error(request: Request, exc: Exception) -> Response:
+    """Errors as the asker reads them: JSON `{"error"}` under /api, a page elsewhere."""
+    if isinstance(exc, ApiError):
+        status, message, headers = exc.status, exc.message, exc.headers
+    elif isinstance(exc, HTTPException):
+        status = exc.status_code
+        message = {404: "no such page", 405: "method not allowed"}.get(status, str(exc.detail))
+        headers = dict(exc.headers or {})
+    else:
+        raise exc
+    if request.url.path.startswith("/api/"):
+        if isinstance(exc, ApiError):
+            return exc.response()
+        return guard.JSONResponse({"error": message}, status, headers=headers)
+    site: Site = request.app.state.site
+    response = site.page(request, "error.html", status, status=status, message=message)
+    response.headers.update(headers)
+    return response

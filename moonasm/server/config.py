@@ -1,0 +1,291 @@
+"""`contest.toml`: the contest's title, secret seed, hills and courses (spec §10, §11).
+
+A hill's game options are read by the one declaration of game options
+(`moonasm.game.options`), so a hill takes exactly what `moonasm play` takes; the keys that
+belong to the hill itself (`HILL_KEYS`) are declared here once with their readers. Every
+error names the file, the line and the key, as an organiser editing the file needs.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from moonasm.game.options import OPTION_KEYS, GameOptions, OptionError, from_json
+
+CONFIG_NAME = "contest.toml"
+KEY_PATTERN = re.compile(r"[a-z0-9-]{1,32}")
+# The game options a hill names, as `contest.toml` spells them (spec §10): `level` is the
+# options' `levels`, `players` the bots a game seats; `max_steps` is not offered.
+GAME_KEYS = {"mode": "mode", "bits": "bits", "level": "levels", "events": "events",
+             "extras": "extras", "hackers": "hackers", "max_rounds": "max_rounds"}
+
+
+class ConfigError(ValueError):
+    """`contest.toml` cannot be used; the message names the file, the line and the key."""
+
+
+def _whole(low: int, high: int) -> Callable[[Any], int]:
+    def read(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ValueError(f"must be a whole number {low}-{high}, not {value!r}")
+        return value
+    return read
+
+
+def _flag(value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"must be true or false, not {value!r}")
+    return value
+
+
+def _title(value: Any) -> str:
+    if not isinstance(value, str) or not 1 <= len(value) <= 200 or not value.isprintable():
+        raise ValueError("must be 1-200 printable characters")
+    return value
+
+
+def _key(value: Any) -> str:
+    if not isinstance(value, str) or not KEY_PATTERN.fullmatch(value):
+        raise ValueError(f"must match [a-z0-9-]{{1,32}}, not {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class HillKey:
+    """A key of a `[[hills]]` table that is not a game option."""
+
+    key: str
+    read: Callable[[Any], Any]
+    default: Any
+    help: str
+
+
+HILL_KEYS: tuple[HillKey, ...] = (
+    HillKey("key", _key, None, "the hill's name in URLs: [a-z0-9-]{1,32}"),
+    HillKey("title", _title, None, "the hill's title on its pages (default: its key)"),
+    HillKey("players", _whole(1, 4), 2, "bots a game seats"),
+    HillKey("games_per_bot", _whole(1, 1_000_000), 200,
+            "the ladder seeks games for a bot until it has played this many"),
+    HillKey("size", _whole(0, 10_000), 0,
+            "0: every bot stays; N: king of the hill, bots ranked beyond N are pushed off"),
+    HillKey("open", _flag, False, "every bot's source is public (bots submitted while set)"),
+    HillKey("bots_per_author", _whole(1, 100), 1, "active bots an author may have here"),
+    HillKey("min_games", _whole(0, 1_000_000), 30,
+            "games before a bot is ranked (provisional until then)"),
+)
+
+
+@dataclass(frozen=True)
+class Hill:
+    key: str
+    title: str
+    options: GameOptions
+    players: int
+    games_per_bot: int
+    size: int
+    open: bool
+    bots_per_author: int
+    min_games: int
+
+    def options_json(self) -> dict[str, Any]:
+        """The game options as `contest.toml` names them (spec §10, `GET /api/games/ID`)."""
+        levels = [self.options.level(s) for s in range(1, self.players + 1)]
+        return {"mode": self.options.mode, "bits": self.options.bits, "players": self.players,
+                "level": levels[0] if len(set(levels)) == 1 else levels,
+                "events": self.options.events, "extras": self.options.extras,
+                "hackers": {str(s): k for s, k in sorted(self.options.hackers.items())},
+                "max_rounds": self.options.max_rounds}
+
+
+@dataclass(frozen=True)
+class Course:
+    key: str
+    title: str
+    puzzles: str  # "lessons" or a directory (relative to the contest directory)
+
+
+@dataclass(frozen=True)
+class Contest:
+    title: str
+    seed: int
+    hills: tuple[Hill, ...]
+    courses: tuple[Course, ...]
+
+    def hill(self, key: str) -> Hill | None:
+        return next((h for h in self.hills if h.key == key), None)
+
+    def course(self, key: str) -> Course | None:
+        return next((c for c in self.courses if c.key == key), None)
+
+
+def _line_of(text: str, table: str | None, index: int, key: str | None) -> int:
+    """The line of `key` in the `index`-th `[[table]]` (or the top of the file), 1-based;
+    the table's header line when the key is not written there."""
+    lines = text.splitlines()
+    start, end = 0, len(lines)
+    headers = [i for i, line in enumerate(lines) if re.match(r"\s*\[", line)]
+    if table is not None:
+        mine = [i for i in headers if re.match(rf"\s*\[\[\s*{table}\s*\]\]", lines[i])]
+        if index < len(mine):
+            start = mine[index]
+            end = next((i for i in headers if i > start), len(lines))
+    else:
+        end = headers[0] if headers else len(lines)
+    if key is not None:
+        for i in range(start, end):
+            if re.match(rf"\s*{re.escape(key)}\s*[=.]", lines[i]):
+                return i + 1
+    return start + 1
+
+
+def load(directory: Path) -> Contest:
+    """The contest of `directory`'s `contest.toml`; ConfigError saying what and where."""
+    path = directory / CONFIG_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file (create the contest with "
+                          f"`moonasm serve {directory} --init`)") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot be read: {e}") from None
+    return parse(text, str(path))
+
+
+def parse(text: str, name: str) -> Contest:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{name}: {e}") from None
+
+    def fail(table: str | None, index: int, key: str | None, message: str) -> ConfigError:
+        line = _line_of(text, table, index, key)
+        where = f"{table}[{index}]." if table is not None else ""
+        return ConfigError(f"{name}:{line}: {where}{key or table}: {message}")
+
+    known = {"title", "seed", "hills", "courses"}
+    for key in doc:
+        if key not in known:
+            raise fail(None, 0, key, f"not a contest key (they are {', '.join(sorted(known))})")
+    try:
+        title = _title(doc.get("title", "MOON contest"))
+    except ValueError as e:
+        raise fail(None, 0, "title", str(e)) from None
+    seed = doc.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise fail(None, 0, "seed", "must be a whole number 0 or more (--init writes a secret "
+                   "random one)" if seed is not None else "the contest needs its secret seed")
+    hills = [_hill(t, i, fail) for i, t in enumerate(_tables(doc, "hills", fail))]
+    courses = [_course(t, i, fail) for i, t in enumerate(_tables(doc, "courses", fail))]
+    for table, items in (("hills", hills), ("courses", courses)):
+        seen: set[str] = set()
+        for i, item in enumerate(items):
+            if item.key in seen:
+                raise fail(table, i, "key", f"'{item.key}' is used twice")
+            seen.add(item.key)
+    return Contest(title, seed, tuple(hills), tuple(courses))
+
+
+def _tables(doc: Mapping[str, Any], name: str,
+            fail: Callable[..., ConfigError]) -> list[Mapping[str, Any]]:
+    tables = doc.get(name, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise fail(None, 0, name, f"must be [[{name}]] tables")
+    return tables
+
+
+def _hill(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]) -> Hill:
+    own = {h.key: h for h in HILL_KEYS}
+    values: dict[str, Any] = {}
+    game: dict[str, Any] = {}
+    for key, value in table.items():
+        if key in own:
+            try:
+                values[key] = own[key].read(value)
+            except ValueError as e:
+                raise fail("hills", index, key, str(e)) from None
+        elif key in GAME_KEYS:
+            game[GAME_KEYS[key]] = value
+        else:
+            keys = sorted([*own, *GAME_KEYS])
+            raise fail("hills", index, key, f"not a hill key (they are {', '.join(keys)})")
+    if "key" not in values:
+        raise fail("hills", index, None, "a hill needs a key")
+    for h in HILL_KEYS:
+        values.setdefault(h.key, h.default)
+    game.setdefault("mode", "versus")
+    try:
+        options = from_json(game, values["players"])
+    except OptionError as e:
+        spelled = {v: k for k, v in GAME_KEYS.items()}
+        key = spelled.get(e.key, "players" if e.key == "players" else e.key)
+        raise fail("hills", index, key, e.message) from None
+    assert set(GAME_KEYS.values()) <= set(OPTION_KEYS)
+    return Hill(values["key"], values["title"] or values["key"], options, values["players"],
+                values["games_per_bot"], values["size"], values["open"],
+                values["bots_per_author"], values["min_games"])
+
+
+def _course(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]) -> Course:
+    readers: dict[str, Callable[[Any], Any]] = {"key": _key, "title": _title,
+                                                "puzzles": _puzzles}
+    values = {}
+    for key, value in table.items():
+        if key not in readers:
+            raise fail("courses", index, key,
+                       f"not a course key (they are {', '.join(readers)})")
+        try:
+            values[key] = readers[key](value)
+        except ValueError as e:
+            raise fail("courses", index, key, str(e)) from None
+    for key in ("key", "puzzles"):
+        if key not in values:
+            raise fail("courses", index, None, f"a course needs {key}")
+    return Course(values["key"], values.get("title") or values["key"], values["puzzles"])
+
+
+def _puzzles(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError('must be "lessons" or a directory of puzzles')
+    return value
+
+
+INITIAL = '''\
+# The contest `moonasm serve` runs from this directory (spec §10). Edit, then restart.
+title = "MOON contest"
+# Secret: every game's seed is a keyed hash of it and the game's number, shown once the game
+# is stored. Keep this file private (--init makes the directory mode 0700).
+seed = {seed}
+
+# One [[hills]] table per ladder. A hill takes the game options of `moonasm play`:
+#   mode ("versus"/"coop"), bits (4, 5, 6, 8), players (bots a game: 1-4),
+#   level ("novice"/"medium"/"hacker", or a list of one per seat), events (true/false),
+#   extras ("off"/"tokens"/"on"), hackers ({ "1" = "rotation" }), max_rounds,
+# and these of its own:
+#   games_per_bot   the ladder seeks games for a bot until it has played this many (200)
+#   size            0: every bot stays; N: king of the hill, bots beyond rank N pushed off
+#   open            true: every bot's source is public (bots submitted while it is set)
+#   bots_per_author active bots an author may have in the hill (1)
+#   min_games       games before a bot is ranked; provisional until then (30)
+[[hills]]
+key = "main"
+title = "Main hill"
+mode = "versus"
+bits = 4
+players = 2
+level = "novice"
+events = false
+extras = "off"
+open = false
+
+# A course is a list of puzzles for students (spec §11): "lessons" is the learning path of
+# `moonasm learn`; a directory of .masm puzzles (with .goal and .par) is your own.
+[[courses]]
+key = "lessons"
+title = "The MOON learning path"
+puzzles = "lessons"
+'''

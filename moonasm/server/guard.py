@@ -1,0 +1,267 @@
+"""The server's security layer (spec §10): headers on every response, bodies bounded before
+they are read, errors as `{"error": …}` (never a traceback), who is asking (a Bearer token
+for the API, a session cookie for pages), cross-site form posts refused, rate limits.
+
+A form carries the value of the `moonasm_csrf` cookie (HttpOnly, SameSite=Strict) in a
+hidden field; a post whose field and cookie differ is refused (403). Another site can neither
+read the cookie nor make the browser send it, so its forms always fail — and the check does
+not rest on `Origin`, which a browser sends as `null` under `Referrer-Policy: no-referrer`.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse as _StarletteJSON
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from moonasm.server import people
+from moonasm.server.db import Database
+
+BODY_LIMIT = 1024 * 1024
+BOT_LIMIT = 64 * 1024
+SESSION_COOKIE = "moonasm_session"
+CSRF_COOKIE = "moonasm_csrf"
+HEADERS = {
+    "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
+                               "form-action 'self'; frame-ancestors 'none'",
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+}
+
+
+class JSONResponse(_StarletteJSON):
+    """JSON as ASCII: a program's text may hold any byte (kept as a surrogate so that the
+    checker can point at it), and an escape can always be sent."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, separators=(",", ":")).encode("ascii")
+
+
+class ApiError(Exception):
+    """An answer other than success: its status, message and any other keys of the body."""
+
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None,
+                 **extra: Any):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra
+
+    def response(self) -> Response:
+        return JSONResponse({"error": self.message, **self.extra}, self.status,
+                            headers=self.headers)
+
+
+class Guard:
+    """ASGI middleware around the whole site: security headers, `Cache-Control: private,
+    no-store` on everything but static files, the body limit, and no traceback ever."""
+
+    def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        static = scope["path"].startswith("/static/")
+        started = False
+
+        async def send_with_headers(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = [(k, v) for k, v in message.get("headers", [])
+                           if k.decode().lower() not in HEADERS]
+                headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
+                if not static:
+                    headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"]
+                    headers.append((b"cache-control", b"private, no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        length = dict(scope.get("headers", [])).get(b"content-length")
+        if length is not None:
+            if not length.isdigit():
+                await error(400, "Content-Length is not a number")(scope, receive,
+                                                                   send_with_headers)
+                return
+            if int(length) > self.limit:
+                await error(413, f"the body is over the limit of {self.limit} bytes")(
+                    scope, receive, send_with_headers)
+                return
+        received = 0
+
+        async def bounded_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise ApiError(413, f"the body is over the limit of {self.limit} bytes")
+            return message
+
+        try:
+            await self.app(scope, bounded_receive, send_with_headers)
+        except ApiError as e:
+            if not started:
+                await e.response()(scope, receive, send_with_headers)
+        except Exception:  # the answer a client gets instead of a traceback
+            import traceback
+
+            traceback.print_exc()
+            if not started:
+                await error(500, "the server could not answer this request")(
+                    scope, receive, send_with_headers)
+
+
+def error(status: int, message: str, **extra: Any) -> Response:
+    return JSONResponse({"error": message, **extra}, status)
+
+
+async def api_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own HTTP errors (404 no route, 405 method) in the API's JSON form."""
+    from starlette.exceptions import HTTPException
+
+    if isinstance(exc, ApiError):
+        return exc.response()
+    if isinstance(exc, HTTPException):
+        message = {404: "no such page or resource", 405: "method not allowed"}.get(
+            exc.status_code, str(exc.detail))
+        return JSONResponse({"error": message}, exc.status_code, headers=exc.headers)
+    raise exc
+
+
+# -- who is asking ---------------------------------------------------------------------------
+
+def bearer(request: Request) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ApiError(401, "the Authorization header must be 'Bearer TOKEN'")
+    return token.strip()
+
+
+def caller(request: Request, db: Database) -> people.Person | None:
+    """The API's caller: None when anonymous; 401 for a token no one holds. The API never
+    reads a cookie or a token in the URL."""
+    token = bearer(request)
+    if token is None:
+        return None
+    person = people.find(db, token)
+    if person is None:
+        raise ApiError(401, "unknown or revoked token")
+    return person
+
+
+def require(request: Request, db: Database, roles: Iterable[str]) -> people.Person:
+    person = caller(request, db)
+    roles = tuple(roles)
+    if person is None:
+        raise ApiError(401, "this needs a token: Authorization: Bearer TOKEN",
+                       {"WWW-Authenticate": "Bearer"})
+    if person.role not in roles:
+        raise ApiError(403, f"this is for {' or '.join(r + 's' for r in roles)} only")
+    return person
+
+
+def visitor(request: Request, db: Database) -> people.Person | None:
+    """A page's reader, from the session cookie."""
+    session = request.cookies.get(SESSION_COOKIE)
+    return people.session_person(db, session) if session else None
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object: 415 unless sent as application/json, 400 when it is not
+    a JSON object."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(415, "send the body as application/json")
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ApiError(400, f"the body is not JSON: {e}") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "the body must be a JSON object")
+    return body
+
+
+def field_of(body: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = body.get(key)
+    if value is None or isinstance(value, bool) and kind is int or not isinstance(value, kind):
+        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise ApiError(400, f"'{key}' must be given as {'a ' + names}")
+    return value
+
+
+# -- forms -----------------------------------------------------------------------------------
+
+def csrf_token(request: Request) -> str:
+    """The token a page's forms carry (the cookie's value, made if the visitor has none;
+    `set_csrf` puts it on the response)."""
+    token = request.cookies.get(CSRF_COOKIE)
+    if not token or len(token) != 43:
+        token = request.state.__dict__.setdefault("new_csrf", secrets.token_urlsafe(32))
+    return token
+
+
+def set_cookies(request: Request, response: Response) -> Response:
+    token = request.state.__dict__.get("new_csrf")
+    if token:
+        response.set_cookie(CSRF_COOKIE, token, httponly=True, samesite="strict",
+                            secure=request.url.scheme == "https", path="/")
+    return response
+
+
+def check_form(request: Request, form: Any) -> None:
+    """403 unless the form carries the visitor's own CSRF token."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = form.get("csrf", "")
+    if not cookie or not isinstance(sent, str) or not hmac.compare_digest(cookie, sent):
+        raise ApiError(403, "this form was not sent from this site's page (reload the page "
+                            "and send it again)")
+
+
+# -- rates -----------------------------------------------------------------------------------
+
+class Rates:
+    """Sliding-window rate limits: `hit(kind, who)` counts a request, or raises 429 with
+    `Retry-After` when `who` made `LIMITS[kind]` of them within the window."""
+
+    LIMITS = {"submit": (10, 60.0), "challenge": (10, 3600.0), "run": (60, 60.0),
+              "check": (600, 60.0), "share": (30, 3600.0), "answer": (60, 3600.0),
+              "signin": (20, 60.0)}
+
+    def __init__(self) -> None:
+        self.seen: dict[tuple[str, str], deque[float]] = {}
+        self.lock = threading.Lock()
+
+    def hit(self, kind: str, who: str) -> None:
+        count, window = self.LIMITS[kind]
+        now = time.monotonic()
+        with self.lock:
+            times = self.seen.setdefault((kind, who), deque())
+            while times and times[0] <= now - window:
+                times.popleft()
+            if len(times) >= count:
+                wait = int(times[0] + window - now) + 1
+                raise ApiError(429, f"at most {count} of these in {int(window)} seconds; "
+                                    f"try again in {wait} s", {"Retry-After": str(wait)})
+            times.append(now)
+
+
+Handler = Callable[[Request], Awaitable[Response]]

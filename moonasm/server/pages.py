@@ -1,0 +1,305 @@
+"""The pages (spec §10): server-rendered HTML, every name escaped by Jinja2's autoescaping,
+no inline script (the Content-Security-Policy forbids it; `static/live.js` keeps standings
+and game lists fresh from `/api/events`), forms protected by `guard.check_form`.
+
+`/`, `/hills/KEY`, `/bots/ID`, `/games/ID` (the report's viewer), `/submit`, `/signin`,
+`/signout`, `/hills/KEY/final`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+import shlex
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from moonasm.server import guard, people
+from moonasm.server.config import Hill
+from moonasm.server.games import game_json, stored_game
+from moonasm.server.guard import ApiError
+from moonasm.server.hills import standings_json
+from moonasm.server.people import Person
+from moonasm.server.site import Site, readable_bots, site_of
+from moonasm.server.submissions import _id, bot_json, submit
+
+RECENT = 20
+CHART_BOTS = 5
+
+
+def describe(hill: Hill) -> str:
+    from moonasm.game.options import MODE_NAMES
+
+    o = hill.options_json()
+    level = o["level"] if isinstance(o["level"], str) else "/".join(o["level"])
+    parts = [MODE_NAMES[o["mode"]], f"{o['bits']} bits",
+             f"{o['players']} bot{'s' * (o['players'] != 1)} a game", level]
+    if o["events"]:
+        parts.append("events")
+    if o["extras"] != "off":
+        parts.append(f"extras {o['extras']}")
+    if hill.size:
+        parts.append(f"king of the hill (size {hill.size})")
+    return ", ".join(parts)
+
+
+def _names(site: Site, ids: set[int]) -> dict[int, str]:
+    if not ids:
+        return {}
+    rows = site.db.all(f"SELECT id, name, version FROM bots WHERE id IN "
+                       f"({','.join('?' * len(ids))})", tuple(ids))
+    return {r["id"]: f"{r['name']} v{r['version']}" for r in rows}
+
+
+def _recent(site: Site, person: Person | None, where: str,
+            params: tuple[Any, ...]) -> list[dict[str, Any]]:
+    rows = site.db.all(f"SELECT g.* FROM games g {where} ORDER BY g.id DESC LIMIT {RECENT}",
+                       params)
+    return [game_json(site, r, person) for r in rows]
+
+
+def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
+    """Rating history as an inline SVG drawn here: one line per bot, μ against game number.
+    Colours come from the stylesheet (classes), not from style attributes."""
+    series = {}
+    for b in bots:
+        points = [(r["game"], r["mu"]) for r in site.db.all(
+            "SELECT game, mu FROM ratings WHERE bot=? ORDER BY game", (b,))]
+        if points:
+            series[b] = points[-300:]
+    if not series:
+        return '<p class="muted">no rated games yet</p>'
+    games = [g for pts in series.values() for g, _ in pts]
+    mus = [m for pts in series.values() for _, m in pts]
+    g0, g1 = min(games), max(games)
+    m0, m1 = min(mus) - 1, max(mus) + 1
+    width, height, pad = 600, 220, 34
+
+    def x(g: float) -> float:
+        return pad + (g - g0) / ((g1 - g0) or 1) * (width - 2 * pad)
+
+    def y(m: float) -> float:
+        return height - pad - (m - m0) / ((m1 - m0) or 1) * (height - 2 * pad)
+
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height + 20 * len(series)}" '
+             f'role="img" aria-label="rating history">',
+             f'<line class="axis" x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
+             f'y2="{height - pad}"/>',
+             f'<line class="axis" x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}"/>',
+             f'<text class="label" x="2" y="{pad}">{m1:.0f}</text>',
+             f'<text class="label" x="2" y="{height - pad}">{m0:.0f}</text>',
+             f'<text class="label" x="{pad}" y="{height - pad + 14}">game {g0}</text>',
+             f'<text class="label" x="{width - pad - 80}" y="{height - pad + 14}">'
+             f'game {g1}</text>']
+    for i, (b, pts) in enumerate(series.items()):
+        path = " ".join(f"{x(g):.1f},{y(m):.1f}" for g, m in pts)
+        parts.append(f'<polyline class="series s{i}" points="{path}"/>')
+        ly = height + 20 * i + 4
+        parts.append(f'<line class="series s{i}" x1="{pad}" y1="{ly}" x2="{pad + 24}" '
+                     f'y2="{ly}"/><text class="label" x="{pad + 30}" y="{ly + 4}">'
+                     f'{html.escape(names.get(b, str(b)))} (μ {pts[-1][1]:.1f})</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+async def index(request: Request) -> Response:
+    site = site_of(request)
+    hills = [{"hill": h, "frozen": site.frozen(h.key), "description": describe(h),
+              "games": site.ladder.hills[h.key].games, "rows": site.ladder.standings(h.key)}
+             for h in site.contest.hills]
+    return site.page(request, "index.html", hills=hills)
+
+
+async def hill_page(request: Request) -> Response:
+    site = site_of(request)
+    hill = site.hill(request.path_params["key"])
+    person = guard.visitor(request, site.db)
+    standing = standings_json(site, hill.key)
+    recent = _recent(site, person, "WHERE g.hill=? AND g.rated=1", (hill.key,))
+    leaders = [r["bot"] for r in standing["standings"][:CHART_BOTS]]
+    names = _names(site, {b for g in recent for b in g["bots"]} | set(leaders))
+    final = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
+    return site.page(request, "hill.html", hill=hill, rows=standing["standings"],
+                     games=standing["games"], recent=recent, names=names,
+                     frozen=site.frozen(hill.key), description=describe(hill),
+                     chart=chart(site, leaders, names), final=final and final["status"])
+
+
+async def bot_page(request: Request) -> Response:
+    site = site_of(request)
+    person = guard.visitor(request, site.db)
+    bot = bot_json(site, _id(request), person)
+    row = site.bot(bot["bot"])
+    versions = site.db.all("SELECT id, version, active, left_why FROM bots WHERE hill=? AND "
+                           "author=? AND name=? ORDER BY version", (row["hill"], row["author"],
+                                                                  row["name"]))
+    recent = _recent(site, person, "JOIN seats s ON s.game = g.id AND s.bot=? "
+                     "WHERE g.rated=1", (bot["bot"],))
+    names = _names(site, {b for g in recent for b in g["bots"]} | {bot["bot"]})
+    return site.page(request, "bot.html", bot=bot, versions=versions, recent=recent,
+                     names=names, hill=None, bot_id=bot["bot"],
+                     chart=chart(site, [bot["bot"]], names))
+
+
+def replay_command(site: Site, game: dict[str, Any]) -> str:
+    """`moonasm play bot-ID.masm … --seed S` with the hill's options, every word quoted."""
+    from moonasm.game.options import command_line
+
+    hill = site.hill(game["hill"])
+    words = ["moonasm", "play", *(f"bot-{b}.masm" for b in game["bots"]),
+             "--seed", str(game["seed"]), *command_line(hill.options, hill.players)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+async def game_page(request: Request) -> Response:
+    from moonasm.contest.report import viewer_payload
+    from moonasm.contest.runner import program_of
+
+    site = site_of(request)
+    person = guard.visitor(request, site.db)
+    row = stored_game(site, _id(request), person)
+    game = game_json(site, row, person)
+    hill = site.hill(row["hill"])
+    options = dataclasses.replace(hill.options, seed=row["seed"])
+    bots = [site.bot(b) for b in game["bots"]]
+    readable = readable_bots(person, site, game["bots"])
+    programs = [program_of(str(b["id"]), b["source"], options.bits) for b in bots]
+    sources = {seat: b["source"] for seat, b in enumerate(bots, 1) if b["id"] in readable}
+    _data, fragment = viewer_payload(options, [b["name"] for b in bots], programs, sources,
+                                     str(row["id"]), result=row["result"])
+    return site.page(request, "game.html", game=game, names=_names(site, set(game["bots"])),
+                     viewer=fragment, command=replay_command(site, game))
+
+
+async def submit_form(request: Request) -> Response:
+    site = site_of(request)
+    return site.page(request, "submit.html", hill=request.query_params.get("hill"), source="")
+
+
+async def submit_post(request: Request) -> Response:
+    site = site_of(request)
+    async with request.form(max_files=1, max_fields=10) as form:
+        guard.check_form(request, form)
+        person = guard.visitor(request, site.db)
+        token = form.get("token")
+        if person is None and isinstance(token, str) and token:
+            person = people.find(site.db, token)
+        hill = form.get("hill")
+        upload = form.get("file")
+        data = b""
+        if upload is not None and not isinstance(upload, str) and upload.filename:
+            data = await upload.read(guard.BOT_LIMIT + 1)
+        source = form.get("source")
+        if not data and isinstance(source, str):
+            data = source.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+    shown = source if isinstance(source, str) else ""
+    context: dict[str, Any] = {"hill": hill, "source": shown}
+    if person is None or person.role != "author":
+        return site.page(request, "submit.html", 401 if person is None else 403,
+                         error="an author's token is needed to submit a bot", **context)
+    if not isinstance(hill, str) or not data:
+        return site.page(request, "submit.html", 400, error="choose a hill and give a bot "
+                         "(a file or its pasted source)", **context)
+    try:
+        accepted = submit(site, person, hill, data)
+    except ApiError as e:
+        diagnostics = e.extra.get("diagnostics", [])
+        return site.page(request, "submit.html", e.status, error=e.message,
+                         diagnostics=_rendered(diagnostics, data), **context)
+    return site.page(request, "submit.html", 201, accepted=accepted, **context)
+
+
+def _rendered(diagnostics: list[dict[str, Any]], data: bytes) -> list[str]:
+    """Diagnostics as `moonasm check` prints them: the line and a caret under the place."""
+    lines = data.decode("utf-8", "replace").splitlines()
+    out = []
+    for d in diagnostics:
+        head = f"line {d['line']}:{d['column']}: " if d["line"] else ""
+        text = f"{head}{d['severity']}: {d['message']}"
+        if d["line"] and 1 <= d["line"] <= len(lines):
+            line = lines[d["line"] - 1]
+            text += f"\n  {line}\n  {' ' * max(0, (d['column'] or 1) - 1)}^"
+        out.append(text)
+    return out
+
+
+async def signin_form(request: Request) -> Response:
+    return site_of(request).page(request, "signin.html", next=_next(request), error=None)
+
+
+def _next(request: Request, given: Any = None) -> str:
+    target = given if isinstance(given, str) else request.query_params.get("next", "/")
+    # only a path on this site: no scheme, no host, no backslash tricks
+    if not target.startswith("/") or target.startswith("//") or "\\" in target:
+        return "/"
+    return target
+
+
+async def signin_post(request: Request) -> Response:
+    site = site_of(request)
+    async with request.form(max_files=0, max_fields=5) as form:
+        guard.check_form(request, form)
+        token = form.get("token")
+        target = _next(request, form.get("next"))
+    client = request.client.host if request.client else "?"
+    site.rates.hit("signin", f"client:{client}")
+    person = people.find(site.db, token) if isinstance(token, str) else None
+    if person is None:
+        return site.page(request, "signin.html", 401, next=target,
+                         error="that token is not known (or was revoked)")
+    session = people.open_session(site.db, person)
+    response = RedirectResponse(target, 303)
+    response.set_cookie(guard.SESSION_COOKIE, session, max_age=people.SESSION_SECONDS,
+                        httponly=True, samesite="strict",
+                        secure=request.url.scheme == "https", path="/")
+    return response
+
+
+async def signout(request: Request) -> Response:
+    site = site_of(request)
+    async with request.form(max_files=0, max_fields=5) as form:
+        guard.check_form(request, form)
+    session = request.cookies.get(guard.SESSION_COOKIE)
+    if session:
+        people.close_session(site.db, session)
+    response = RedirectResponse("/", 303)
+    response.delete_cookie(guard.SESSION_COOKIE, path="/")
+    return response
+
+
+async def final_page(request: Request) -> Response:
+    """The final's report, its viewer's script and style loaded as files (no inline
+    script under the site's policy)."""
+    from moonasm.contest.report import static_text
+    from moonasm.server.admin import final_dir
+
+    site = site_of(request)
+    hill = site.hill(request.path_params["key"])
+    row = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
+    if row is None or row["status"] != "done":
+        state = "no final has been played" if row is None else f"the final is {row['status']}"
+        return site.page(request, "error.html", 404, status=404,
+                         message=f"Hill '{hill.title}': {state}.")
+    text = (final_dir(site, hill.key) / "report.html").read_text(encoding="utf-8")
+    text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
+                        '<link rel="stylesheet" href="/static/viewer.css">')
+    text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
+                        '<script src="/static/viewer.js"></script>')
+    return HTMLResponse(text)
+
+
+ROUTES = [
+    Route("/", index, methods=["GET"]),
+    Route("/hills/{key}", hill_page, methods=["GET"]),
+    Route("/hills/{key}/final", final_page, methods=["GET"]),
+    Route("/bots/{id}", bot_page, methods=["GET"]),
+    Route("/games/{id}", game_page, methods=["GET"]),
+    Route("/submit", submit_form, methods=["GET"]),
+    Route("/submit", submit_post, methods=["POST"]),
+    Route("/signin", signin_form, methods=["GET"]),
+    Route("/signin", signin_post, methods=["POST"]),
+    Route("/signout", signout, methods=["POST"]),
+]

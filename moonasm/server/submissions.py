@@ -1,0 +1,161 @@
+"""Bots in and out: submitting (the API and the `/submit` form share `submit`), reading a
+bot, withdrawing it (spec §10)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from moonasm.server import guard
+from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.ladder import Bot
+from moonasm.server.people import Person, name_problem
+from moonasm.server.site import Site, may_read, site_of
+
+SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
+
+
+def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
+    """Check and store a bot for `person` (an author) in a hill; the 201 answer's object.
+    ApiError 403/409/413/422/429 as spec §10 says."""
+    from moonasm.game.bots import check_bot
+    from moonasm.lang.parse import decode
+
+    hill = site.hill(hill_key)
+    if site.frozen(hill.key):
+        raise ApiError(403, f"hill '{hill.key}' is frozen: it takes no submissions")
+    if len(data) > guard.BOT_LIMIT:
+        raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
+    site.rates.hit("submit", f"person:{person.id}")
+    program, _lines, errors = check_bot(decode(data), hill.options.bits)
+    if program is None:
+        raise ApiError(422, f"the bot is not valid ({len(errors)} error"
+                            f"{'s' if len(errors) != 1 else ''})",
+                       diagnostics=[d.to_json(SUBMISSION) for d in errors])
+    name = program.config.name or "bot"
+    problem = name_problem(name)
+    if problem is not None:
+        raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[{
+            "file": SUBMISSION, "line": None, "column": None, "severity": "error",
+            "kind": "usage", "message": problem}])
+    source = data.decode("utf-8-sig")
+    sha = hashlib.sha256(data).hexdigest()
+    with site.db.write() as c:
+        mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
+                         "active=1", (hill.key, person.id)).fetchall()
+        same = [r["id"] for r in mine if r["sha256"] == sha]
+        if same:
+            raise ApiError(409, f"this source is already active in hill '{hill.key}' "
+                                f"(your bot {same[0]})")
+        replaced = [r["id"] for r in mine if r["name"] == name]
+        if not replaced and len(mine) >= hill.bots_per_author:
+            raise ApiError(409, f"you have {len(mine)} active bot{'s' * (len(mine) != 1)} in "
+                                f"hill '{hill.key}' (at most {hill.bots_per_author}): submit "
+                                f"a new version under the same .name, or withdraw one first")
+        version = 1 + (c.execute("SELECT max(version) FROM bots WHERE hill=? AND author=? AND "
+                                 "name=?", (hill.key, person.id, name)).fetchone()[0] or 0)
+        for old in replaced:
+            c.execute("UPDATE bots SET active=0, left_why='new version' WHERE id=?", (old,))
+        bot_id = c.execute(
+            "INSERT INTO bots (hill, author, name, version, source, sha256, open, submitted) "
+            "VALUES (?,?,?,?,?,?,?,?)", (hill.key, person.id, name, version, source, sha,
+                                         int(hill.open), time.time())).lastrowid
+    assert bot_id is not None
+    site.ladder.added(Bot(bot_id, hill.key, person.id, person.name, name, version, source,
+                          sha), replaced)
+    return {"bot": bot_id, "name": name, "author": person.name, "version": version,
+            "sha256": sha, "hill": hill.key}
+
+
+async def post_bot(request: Request) -> Response:
+    site = site_of(request)
+    person = guard.require(request, site.db, ["author"])
+    kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
+    if kind != "text/plain":
+        raise ApiError(415, "send the bot's source as text/plain")
+    data = await request.body()
+    return JSONResponse(submit(site, person, request.path_params["key"], data), 201)
+
+
+def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
+    """`GET /api/bots/ID`: what anyone may see, and the source, fault statements and states
+    for those allowed."""
+    row = site.bot(bot)
+    allowed = may_read(person, row)
+    games = site.db.one("SELECT count(*) AS n FROM seats s JOIN games g ON g.id = s.game "
+                        "WHERE s.bot=? AND g.rated=1", (bot,))["n"]
+    history = [{"game": r["game"], "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
+               for r in site.db.all("SELECT game, mu, sigma FROM ratings WHERE bot=? "
+                                    "ORDER BY game", (bot,))]
+    faults = []
+    for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g ON "
+                         "g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
+                         "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed))):
+        for f in json.loads(g["faults"]):
+            if f[0] == g["seat"]:
+                faults.append(fault_json(g["id"], f, allowed))
+    standing = next((r for r in site.ladder.standings(row["hill"]) if r["bot"] == bot), None)
+    return {"bot": bot, "name": row["name"], "author": row["author_name"], "hill": row["hill"],
+            "version": row["version"], "active": bool(row["active"]),
+            "left": row["left_why"], "sha256": row["sha256"] if allowed else None,
+            "games": games, "rating": standing["rating"] if standing else None,
+            "history": history, "faults": faults,
+            "source": row["source"] if allowed else None}
+
+
+def fault_json(game: int, f: list[Any], allowed: bool) -> dict[str, Any]:
+    """A stored fault (`FaultRecord.to_json`'s list): kind and line for anyone; statement,
+    message and machine state for those allowed."""
+    seat, rnd, kind, message, line, column, statement, registers, ram, power = f
+    return {"game": game, "seat": seat, "round": rnd, "kind": kind, "line": line,
+            "column": column if allowed else None,
+            "statement": statement if allowed else None,
+            "message": message if allowed else None,
+            "state": {"registers": registers, "ram": ram,
+                      "power": None if power is None else power / 2} if allowed else None}
+
+
+async def get_bot(request: Request) -> Response:
+    site = site_of(request)
+    person = guard.caller(request, site.db)
+    return JSONResponse(bot_json(site, _id(request), person))
+
+
+def withdraw(site: Site, person: Person, bot: int) -> None:
+    row = site.bot(bot)
+    if person.role != "admin" and person.id != row["author"]:
+        raise ApiError(403, "only its author or the admin may withdraw a bot")
+    if site.frozen(row["hill"]):
+        raise ApiError(403, f"hill '{row['hill']}' is frozen: no withdrawals")
+    if not row["active"]:
+        raise ApiError(409, f"bot {bot} is not on the ladder ({row['left_why']})")
+    with site.db.write() as c:
+        c.execute("UPDATE bots SET active=0, left_why='withdrawn' WHERE id=?", (bot,))
+    site.ladder.left(row["hill"], bot)
+
+
+async def delete_bot(request: Request) -> Response:
+    site = site_of(request)
+    person = guard.require(request, site.db, ["author", "admin"])
+    withdraw(site, person, _id(request))
+    return Response(status_code=204)
+
+
+def _id(request: Request, key: str = "id") -> int:
+    text = request.path_params[key]
+    if not text.isascii() or not text.isdigit() or len(text) > 15:
+        raise ApiError(404, f"no such id '{text}'")
+    return int(text)
+
+
+ROUTES = [
+    Route("/api/hills/{key}/bots", post_bot, methods=["POST"]),
+    Route("/api/bots/{id}", get_bot, methods=["GET"]),
+    Route("/api/bots/{id}", delete_bot, methods=["DELETE"]),
+]
