@@ -181,12 +181,10 @@ def parse(text: str, name: str) -> Contest:
                    "random one)" if seed is not None else "the contest needs its secret seed")
     hills = [_hill(t, i, fail) for i, t in enumerate(_tables(doc, "hills", fail))]
     courses = [_course(t, i, fail) for i, t in enumerate(_tables(doc, "courses", fail))]
-    for table, items in (("hills", hills), ("courses", courses)):
-        seen: set[str] = set()
-        for i, item in enumerate(items):
-            if item.key in seen:
-                raise fail(table, i, "key", f"'{item.key}' is used twice")
-            seen.add(item.key)
+    for table, keys in (("hills", [h.key for h in hills]), ("courses", [c.key for c in courses])):
+        for i, key in enumerate(keys):
+            if key in keys[:i]:
+                raise fail(table, i, "key", f"'{key}' is used twice")
     return Contest(title, seed, tuple(hills), tuple(courses))
 
 

@@ -75,7 +75,8 @@ async def list_games(request: Request) -> Response:
     limit = _whole(request, "limit", 20) or 0
     if not 1 <= limit <= LIMIT:
         raise ApiError(400, f"'limit' is 1-{LIMIT}")
-    where, params = ["g.rated=1"], []
+    where: list[str] = ["g.rated=1"]
+    params: list[Any] = []
     hill = request.query_params.get("hill")
     if hill is not None:
         site.hill(hill)

@@ -9,8 +9,8 @@ played, then the lowest id; games under way count), its opponents are the active
 other authors nearest to it in the standings, drawn by a generator seeded from the contest
 seed and the game's number. Where §10 is silent: bots tied on games and on the last game they
 played in (always so when two bots play each other) are told apart by the last game each sat
-first in, so that seats alternate and no bot keeps the first seat. A game's seed is a keyed hash of the secret contest seed and its
-number, below 2**53. Games are numbered as they are planned; a game lost in a crash was never
+first in, so that seats alternate and no bot keeps the first seat. A game's seed is a keyed
+hash of the secret contest seed and its number, below 2**53. Games are numbered as they are planned; a game lost in a crash was never
 stored and its number is simply never used.
 
 Standings are refitted by `moonasm.contest.standings.standings` — the one function every
@@ -121,8 +121,8 @@ class Ladder:
 
     def load(self) -> None:
         db = self.db
-        row = db.one("SELECT max(id) AS n FROM games")
-        self.next_number = (row["n"] or 0) + 1 if row else 1
+        last = db.read().execute("SELECT max(id) FROM games").fetchone()[0]
+        self.next_number = (last or 0) + 1
         authors = {r["id"]: r["name"] for r in db.all("SELECT id, name FROM people")}
         for r in db.all("SELECT * FROM bots WHERE active=1"):
             state = self.hills.get(r["hill"])
@@ -136,10 +136,11 @@ class Ladder:
             if state is not None:
                 self._count(state, record_of(r))
         for r in db.all("SELECT * FROM challenges WHERE status != 'done'"):
-            stored = db.one("SELECT count(*) AS n FROM games WHERE challenge=?", (r["id"],))
+            stored = db.read().execute("SELECT count(*) FROM games WHERE challenge=?",
+                                       (r["id"],)).fetchone()[0]
             self.challenges[r["id"]] = Challenge(r["id"], r["hill"], r["bot"],
                                                  json.loads(r["opponents"]), r["games"],
-                                                 planned=stored["n"], stored=stored["n"])
+                                                 planned=stored, stored=stored)
 
     def _count(self, state: HillState, record: GameRecord) -> None:
         state.games += 1
@@ -251,7 +252,7 @@ class Ladder:
             if c.planned >= c.games:
                 continue
             hill = self.hills[c.hill].hill
-            specs = []
+            specs: list[GameSpec] = []
             while c.planned < c.games and len(specs) < BATCH_GAMES:
                 i = c.planned
                 group = [c.bot] + [c.opponents[(i + j) % len(c.opponents)]
@@ -393,13 +394,14 @@ class Ladder:
                     if s.games:
                         c.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?)",
                                   (int(s.sha256), last, s.mu, s.sigma))
-            for b in pushed:
-                c.execute("UPDATE bots SET active=0, left_why='pushed off' WHERE id=?", (b,))
+            for gone in pushed:
+                c.execute("UPDATE bots SET active=0, left_why='pushed off' WHERE id=?",
+                          (gone,))
         with self.lock:
             state.rows = [r for r in rows if r["bot"] not in pushed]
             state.order = [r["bot"] for r in state.rows]
-            for b in pushed:
-                self._leave(state, b)
+            for gone in pushed:
+                self._leave(state, gone)
         self.publish("standings", {"hill": hill.key})
 
     # -- changes from the API ------------------------------------------------------------
@@ -489,7 +491,7 @@ class Workers:
                 initializer=execute.die_with_parent, initargs=(os.getpid(),))
 
     def submit(self, text: str) -> Any:
-        if self.client is not None:
+        if self.pool is None:
             return self.client.submit(runner.play_batch, text, pure=False)
         return self.pool.submit(runner.play_batch, text)
 

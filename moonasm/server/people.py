@@ -104,7 +104,8 @@ def rotate(db: Database, name: str) -> str:
     if len(ids) != 1:
         raise ValueError(f"no one is named {name!r}" if not ids else
                          f"{len(ids)} people are named {name!r}")
-    token = new_token(db.one("SELECT role FROM people WHERE id=?", (ids[0],))["role"])
+    role = db.read().execute("SELECT role FROM people WHERE id=?", (ids[0],)).fetchone()[0]
+    token = new_token(role)
     with db.write() as c:
         c.execute("UPDATE people SET token_sha256=? WHERE id=?", (digest(token), ids[0]))
         c.execute("DELETE FROM sessions WHERE person=?", (ids[0],))

@@ -52,12 +52,12 @@ class Site:
             raise ApiError(404, f"no bot {bot}")
         return row
 
-    def page(self, request: Request, name: str, status: int = 200,
+    def page(self, request: Request, name: str, code: int = 200,
              **context: Any) -> Response:
         person = guard.visitor(request, self.db)
         response = self.templates.TemplateResponse(
             request, name, {"me": person, "csrf": guard.csrf_token(request),
-                            "contest": self.contest, **context}, status_code=status)
+                            "contest": self.contest, **context}, status_code=code)
         return guard.set_cookies(request, response)
 
 

@@ -88,8 +88,9 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
     for those allowed."""
     row = site.bot(bot)
     allowed = may_read(person, row)
-    games = site.db.one("SELECT count(*) AS n FROM seats s JOIN games g ON g.id = s.game "
-                        "WHERE s.bot=? AND g.rated=1", (bot,))["n"]
+    games = site.db.read().execute("SELECT count(*) FROM seats s JOIN games g ON "
+                                   "g.id = s.game WHERE s.bot=? AND g.rated=1",
+                                   (bot,)).fetchone()[0]
     history = [{"game": r["game"], "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
                for r in site.db.all("SELECT game, mu, sigma FROM ratings WHERE bot=? "
                                     "ORDER BY game", (bot,))]
