@@ -10,8 +10,8 @@ other authors nearest to it in the standings, drawn by a generator seeded from t
 seed and the game's number. Where §10 is silent: bots tied on games and on the last game they
 played in (always so when two bots play each other) are told apart by the last game each sat
 first in, so that seats alternate and no bot keeps the first seat. A game's seed is a keyed
-hash of the secret contest seed and its number, below 2**53. Games are numbered as they are planned; a game lost in a crash was never
-stored and its number is simply never used.
+hash of the secret contest seed and its number, below 2**53. Games are numbered as they are
+planned; a game lost in a crash was never stored, and its number is simply never used.
 
 Standings are refitted by `moonasm.contest.standings.standings` — the one function every
 command uses — at most once a second per hill, by a thread of their own, and cached; the
