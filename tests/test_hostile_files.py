@@ -26,21 +26,36 @@ COMMANDS = {
 }
 
 
+# Linux carries a process's peak RSS across fork and exec, so a child of a large pytest worker
+# reports the worker's size. A small wrapper process starts moonasm and reports its child's own
+# peak: the grandchild's figure starts from the wrapper's few megabytes, not the worker's.
+_MEASURE = """
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[2:])
+_, status, usage = os.wait4(child.pid, 0)
+with open(sys.argv[1], "w") as report:
+    report.write(str(usage.ru_maxrss))
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _moonasm(argv: list[str], timeout: float = 30) -> tuple[int, str, str, float]:
-    """Run moonasm; assert its own peak memory stayed small (os.wait4 reports this one child's
-    usage, whatever other children the test worker has waited for)."""
+    """Run moonasm; assert its own peak memory stayed small."""
     started = time.monotonic()
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        proc = subprocess.Popen([sys.executable, "-m", "moonasm", *argv], stdout=out,
-                                stderr=err, text=True, cwd=ROOT, stdin=subprocess.DEVNULL)
-        timer = threading.Timer(timeout, proc.kill)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        proc = subprocess.Popen([sys.executable, "-c", _MEASURE, peak.name,
+                                 sys.executable, "-m", "moonasm", *argv], stdout=out,
+                                stderr=err, text=True, cwd=ROOT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        timer = threading.Timer(timeout, lambda: os.killpg(proc.pid, 9))
         timer.start()
         try:
-            _, status, usage = os.wait4(proc.pid, 0)
+            proc.wait()
         finally:
             timer.cancel()
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        assert usage.ru_maxrss < 300_000, f"peak memory {usage.ru_maxrss} KiB"
+        kib = int(peak.read() or 0)
+        assert kib < 300_000, f"peak memory {kib} KiB"
         out.seek(0)
         err.seek(0)
         return proc.returncode, out.read(), err.read(), time.monotonic() - started
