@@ -4,24 +4,16 @@ chromedriver), what a person sees and does."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import chromium, errors
 from conftest import EXAMPLES, run_subprocess
 
 from moonasm.contest.store import Store
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-
-# CI installs the browser (.ci/run) and must run the browser tests; elsewhere they need it.
-HAVE_BROWSER = Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()
-
 
 LOOPER = '.name "looper"\n.author "tests"\ntop:\n        JMP top\n'
 # A name that ended the old report's script or opened a comment in it, and an author that
@@ -48,28 +40,12 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not HAVE_BROWSER and not os.environ.get("CI"):
-        pytest.skip("needs Debian's chromium and chromium-driver (apt-get install chromium "
-                    "chromium-driver)")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-                 "--disable-background-networking", "--no-first-run",
-                 "--disable-component-update", "--disable-sync", "--window-size=1280,2400"):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def _errors(browser: Any) -> list[Any]:
-    return [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "WARNING")]
+    return errors(browser)
 
 
 def _open(browser: Any, out: Path, fragment: str = "") -> None:

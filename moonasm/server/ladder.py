@@ -143,14 +143,14 @@ class Ladder:
                                                  planned=stored, stored=stored)
 
     def _count(self, state: HillState, record: GameRecord) -> None:
+        """A stored rated game. A bot's `games` are those the standings count (every seat an
+        active bot), so that the ladder seeks games for a bot whose opponents left."""
         state.games += 1
         seated = [int(k) for k in record.seats]
         if all(b in state.bots for b in seated):
             state.records.append(record)
-        for b in seated:
-            bot = state.bots.get(b)
-            if bot is not None:
-                bot.games += 1
+            for b in seated:
+                state.bots[b].games += 1
         state.dirty = True
 
     # -- threads -------------------------------------------------------------------------
@@ -423,7 +423,15 @@ class Ladder:
 
     def _leave(self, state: HillState, bot: int) -> None:
         if state.bots.pop(bot, None) is not None:
+            gone = [r for r in state.records if str(bot) in r.seats]
             state.records = [r for r in state.records if str(bot) not in r.seats]
+            for record in gone:
+                for seat in record.seats:
+                    other = state.bots.get(int(seat))
+                    if other is not None:
+                        other.games -= 1
+            state.rows = [r for r in state.rows if r["bot"] != bot]
+            state.order = [b for b in state.order if b != bot]
             state.dirty = True
 
     def challenge(self, c: Challenge) -> None:

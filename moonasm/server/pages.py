@@ -217,7 +217,7 @@ def _rendered(diagnostics: list[dict[str, Any]], data: bytes) -> list[str]:
     lines = data.decode("utf-8", "replace").splitlines()
     out = []
     for d in diagnostics:
-        head = f"line {d['line']}:{d['column']}: " if d["line"] else ""
+        head = f"{d['file']}:{d['line']}:{d['column']}: " if d["line"] else f"{d['file']}: "
         text = f"{head}{d['severity']}: {d['message']}"
         if d["line"] and 1 <= d["line"] <= len(lines):
             line = lines[d["line"] - 1]
