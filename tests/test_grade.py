@@ -144,3 +144,52 @@ def test_an_answer_is_parsed_once(monkeypatch) -> None:  # type: ignore[no-untyp
     result = attempt(puzzle.config, "INC A\nROL A\nROL A\n")
     assert calls == ["INC A\nROL A\nROL A\n"]
     assert result.status == "solved"
+
+
+def test_format_csv_is_the_gradebook(classroom: Path) -> None:
+    (classroom / "answers" / "=evil").mkdir()  # a folder name a spreadsheet would run
+    (classroom / "answers" / "=evil" / "double.masm").write_text("MOV A, RAM\nROL A\n")
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--answers", str(classroom / "answers"), "--format", "csv")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "student,puzzle,reached,power,par,optimum,attempts,score"
+    assert "'=evil,double,yes,2,,2,1,1.0" in lines
+    assert "alice,double,yes,2,,2,1,1.0" in lines
+    assert "alice,clear,yes,0.5,,0.5,1,1.0" in lines
+    assert "bob,double,yes,7,,2,1,0.29" in lines  # the optimum over the power spent; no .par
+    assert "bob,clear,no,,,0.5,1,0.0" in lines  # a fault
+    assert "dan,double,no,,,2,0,0.0" in lines  # missing
+    assert len(lines) == 1 + 6 * 2
+
+
+def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--answers", str(classroom / "answers"), "--format", "gradescope")
+    assert out.returncode == 0, out.stderr
+    book = json.loads(out.stdout)
+    assert book["course"] == "answers"
+    assert [s["name"] for s in book["students"]] == ["alice", "bob", "carol", "dan", "erin"]
+    bob = book["students"][1]["results"]
+    # Gradescope's documented keys of results.json: score, tests[] with score / max_score /
+    # name / number / output / visibility, leaderboard[] with name / value / order
+    assert set(bob) == {"score", "tests", "leaderboard", "visibility"}
+    assert bob["score"] == 0.29
+    assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
+                               "max_score": 1, "output": "solved with power 7; optimum 2", "visibility": "visible"}
+    assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
+        "not solved (1 attempt)"
+    assert bob["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},
+                                  {"name": "total power", "value": 7, "order": "asc"}]
+    alice = book["students"][0]["results"]
+    assert alice["score"] == 2.0 and alice["leaderboard"][1]["value"] == 2.5
+    assert book["students"][3]["results"]["tests"][0]["output"] == "no answer"
+
+
+def test_format_json_is_json_and_asks_once(classroom: Path) -> None:
+    args = ["grade", str(classroom / "double.masm"), "--answers", str(classroom / "answers")]
+    assert json.loads(moonasm(*args, "--format", "json").stdout) == \
+        json.loads(moonasm(*args, "--json").stdout)
+    both = moonasm(*args, "--json", "--format", "csv")
+    assert both.returncode == 2
+    assert "--json and --format csv ask for two outputs" in both.stderr

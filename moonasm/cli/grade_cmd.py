@@ -42,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=float, metavar="SECONDS", default=8.0,
                    help="time the solver may take per puzzle to prove its optimum")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--format", choices=("text", "json", "csv", "gradescope"), default=None,
+                   help="json: as --json; csv: the gradebook, a row a student and puzzle; "
+                        "gradescope: each student's Gradescope results.json, in one object")
 
 
 def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
@@ -126,6 +129,10 @@ def grade_one(puzzle: Puzzle, path: str) -> Attempt | None:
 
 
 def main(args: argparse.Namespace) -> int:
+    if args.format == "json":
+        args.json = True
+    elif args.format not in (None, "text") and args.json:
+        return fail_usage(f"--json and --format {args.format} ask for two outputs")
     if args.budget <= 0:
         return fail_usage("--budget must be a positive number of seconds")
     students = students_in(args.answers)
@@ -141,6 +148,9 @@ def main(args: argparse.Namespace) -> int:
             rows.append((student, puzzle, path, grade_one(puzzle, path)))
     if args.json:
         print_json(report_json(students, puzzles, rows))
+    elif args.format in ("csv", "gradescope"):
+        print_gradebook(args.format, os.path.basename(os.path.normpath(args.answers)),
+                        students, puzzles, rows)
     else:
         print_table(students, puzzles, rows)
     return ExitStatus.OK
@@ -207,9 +217,26 @@ def print_table(students: list[str], puzzles: list[Puzzle], rows: list[tuple[
               file=out)
 
 
+def print_gradebook(form: str, course: str, students: list[str], puzzles: list[Puzzle],
+                    rows: list[tuple[str, Puzzle, str, Attempt | None]]) -> None:
+    """The class as the server's course downloads give it (`moonasm.solve.gradebook`)."""
+    from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope
+
+    columns = [PuzzleColumn(p.stem, p.config.name or p.stem, p.par,
+                            p.optimum.power if p.optimum else None) for p in puzzles]
+    cells = {(s, p.stem): None if a is None else Cell(a.reached, a.power, 1)
+             for s, p, _, a in rows}
+    table = [(s, [cells[s, p.stem] for p in puzzles]) for s in students]
+    if form == "csv":
+        sys.stdout.write(as_csv(columns, table))
+    else:
+        print_json(as_gradescope(course, columns, table))
+
+
 def report_json(students: list[str], puzzles: list[Puzzle],
                 rows: list[tuple[str, Puzzle, str, Attempt | None]]) -> JsonObject:
     from moonasm.isa import halves_number
+    from moonasm.solve.grading import attempt_json
 
     def result(puzzle: Puzzle, path: str, a: Attempt | None) -> JsonObject:
         if a is None:
@@ -220,15 +247,10 @@ def report_json(students: list[str], puzzles: list[Puzzle],
         if a.reached and a.power is not None and puzzle.optimum is not None:
             diff = a.power - puzzle.optimum.power  # halves; negative with extra operations
             over = diff // 2 if diff % 2 == 0 else diff / 2
-        fault = None if a.status != "fault" else {
-            "kind": a.fault_kind, "message": a.message, "line": a.line, "column": a.column}
+        shown = attempt_json(a, path)
         return {"puzzle": puzzle.stem, "file": path, "status": a.status, "reached": a.reached,
-                "power": halves_number(a.power), "operations": a.operations,
-                "over_optimum": over, "fault": fault,
-                "diagnostics": [diagnostic_json(d, path) for d in a.diagnostics] or (
-                    [{"file": path, "line": a.line, "column": a.column, "severity": "error",
-                      "kind": "semantic", "message": a.message}]
-                    if a.status == "invalid" else [])}
+                "power": shown["power"], "operations": a.operations, "over_optimum": over,
+                "fault": shown["fault"], "diagnostics": shown["diagnostics"]}
 
     return {
         "ok": True,

@@ -11,7 +11,6 @@ Exit status: 0 success (and the declared goal reached), 1 a declared goal not re
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -38,7 +37,6 @@ from moonasm.status import ExitStatus
 if TYPE_CHECKING:
     from moonasm.lang.check import Config, Program
     from moonasm.lang.parse import Parsed
-    from moonasm.vm.machine import Machine
     from moonasm.vm.script import Situation
 
 
@@ -223,7 +221,9 @@ def main(args: argparse.Namespace) -> int:
     if result.program is None:
         print_diagnostics(args.file, parsed.lines, result.errors)
         if args.json:
-            print_json(_json_static(result.config or Config(), [
+            from moonasm.vm.outcome import static_json
+
+            print_json(static_json(result.config or Config(), [
                 diagnostic_json(d, args.file) for d in result.errors]))
         return ExitStatus.INVALID
     return _run(args, result.program, situation)
@@ -232,42 +232,10 @@ def main(args: argparse.Namespace) -> int:
 def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
     """Run's `--json` object when no machine was set up (a usage error): spec §6's keys, null
     where there is nothing to show, `error` the first diagnostic."""
+    from moonasm.vm.outcome import error_of
+
     return failure_object(diagnostics, bits=None, registers=None, ram=None, power=None,
-                          goal=None, steps=0, error=_error_of(diagnostics[0]))
-
-
-def _error_of(diagnostic: JsonObject) -> JsonObject:
-    return {key: diagnostic[key] for key in ("kind", "message", "line", "column")}
-
-
-def _json_static(config: Config, diagnostics: list[JsonObject]) -> JsonObject:
-    """The JSON of a program that never ran: the machine as its directives set it up."""
-    from moonasm.vm.machine import Machine
-
-    # values that do not fit are among the errors; they never reached the machine
-    fitting = {k: v for k, v in config.sets.items() if v <= config.mask}
-    if config.goal is not None and config.goal > config.mask:
-        config = dataclasses.replace(config, goal=None)
-    m = Machine.from_config(dataclasses.replace(config, sets=fitting))
-    return {**_json(m, config, ok=False, reached=False, steps=0,
-                    error=_error_of(diagnostics[0]), left=config.power),
-            "diagnostics": diagnostics}
-
-
-def _json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
-          error: JsonObject | None, left: float | None) -> JsonObject:
-    from moonasm import isa
-
-    return {
-        "ok": ok,
-        "bits": m.bits,
-        "registers": dict(zip(isa.REGISTERS, m.regs, strict=True)),
-        "ram": {str(p): m.ram[p] for p in range(1, config.players + 1)},
-        "power": {"spent": isa.halves_number(m.spent), "left": isa.halves_number(left)},
-        "goal": None if config.goal is None else {"value": config.goal, "reached": reached},
-        "steps": steps,
-        "error": error,
-    }
+                          goal=None, steps=0, error=error_of(diagnostics[0]))
 
 
 def _run(args: argparse.Namespace, program: Program, situation: Situation) -> int:
@@ -298,7 +266,9 @@ def _run(args: argparse.Namespace, program: Program, situation: Situation) -> in
         error = None if fault is None or span is None else {
             "kind": fault.kind, "message": fault.message, "line": span.line,
             "column": span.column}
-        print_json(_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
+        from moonasm.vm.outcome import run_json
+
+        print_json(run_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
                          error=error, left=m.power))
     else:
         color = use_color(sys.stdout)

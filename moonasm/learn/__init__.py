@@ -1,9 +1,7 @@
 """`moonasm learn`: the guided path of spec §8, from counting in binary to hacker budgets.
 
-The lessons are the puzzles in `moonasm/learn/puzzles/` (package data, shipped in the wheel),
-in file-name order. Each is a puzzle file: its leading comment says what it teaches, `.name`
-is its title, its directives set the machine up, `.goal` is the goal and `.par` the least
-power that solves it (the solver proves every par in the tests). Progress is kept per user
+The lessons are the bundled puzzles of `moonasm.solve.puzzles` (the contest server's
+courses read the same ones). Progress is kept per user
 in `$XDG_STATE_HOME/moonasm/learn.json` (by default `~/.local/state/moonasm/learn.json`).
 """
 
@@ -12,58 +10,11 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
-from moonasm.lang.check import Config
+from moonasm.solve.puzzles import Lesson, lessons, parse_lesson
 
-
-@dataclass(frozen=True)
-class Lesson:
-    slug: str  # the file name without .masm, e.g. "05-rol"
-    title: str
-    teaches: str  # what the lesson says, in a few sentences
-    config: Config  # the machine as the puzzle sets it up
-    par: int  # halves
-    source: str  # the puzzle file as written
-
-    @property
-    def goal(self) -> int:
-        assert self.config.goal is not None
-        return self.config.goal
-
-
-def _teaching(text: str) -> str:
-    """The comment block a lesson opens with, as paragraphs."""
-    lines = []
-    for line in text.splitlines():
-        if not line.startswith("#"):
-            break
-        lines.append(line[1:].strip())
-    paragraphs = " ".join(line or "\n\n" for line in lines)
-    return "\n\n".join(p.strip().replace("  ", " ") for p in paragraphs.split("\n\n")
-                       if p.strip())
-
-
-def parse_lesson(slug: str, text: str) -> Lesson:
-    """A lesson from its puzzle file; raises ValueError when the file is not a valid puzzle."""
-    from moonasm.lang.check import check_source
-
-    result = check_source(text)
-    if result.program is None or result.program.config.goal is None:
-        raise ValueError(f"{slug}: not a valid puzzle with a .goal: {result.errors[:1]}")
-    config = result.program.config
-    if config.par is None:
-        raise ValueError(f"{slug}: a lesson needs a .par")
-    return Lesson(slug, config.name or slug, _teaching(text), config, config.par, text)
-
-
-def lessons() -> list[Lesson]:
-    """Every lesson of the path, in order."""
-    folder = resources.files("moonasm.learn") / "puzzles"
-    files = sorted((f for f in folder.iterdir() if f.name.endswith(".masm")),
-                   key=lambda f: f.name)
-    return [parse_lesson(f.name[:-5], f.read_text(encoding="utf-8")) for f in files]
+__all__ = ["Lesson", "Progress", "lessons", "parse_lesson", "state_path"]
 
 
 def state_path() -> Path:

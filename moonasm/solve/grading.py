@@ -134,3 +134,27 @@ def explain(a: Attempt) -> str:
     if a.status == "not reached":
         return "every statement ran, but A never held the goal after an operation"
     return "solved"
+
+
+def attempt_json(a: Attempt, file: str) -> dict[str, object]:
+    """An attempt as `moonasm grade --json` and the server's answers show it."""
+    from moonasm.isa import halves_number
+
+    fault = None if a.status != "fault" else {
+        "kind": a.fault_kind, "message": a.message, "line": a.line, "column": a.column}
+    diagnostics = [d.to_json(file) for d in a.diagnostics] or (
+        [{"file": file, "line": a.line, "column": a.column, "severity": "error",
+          "kind": "semantic", "message": a.message}] if a.status == "invalid" else [])
+    return {"status": a.status, "reached": a.reached, "power": halves_number(a.power),
+            "operations": a.operations, "fault": fault, "diagnostics": diagnostics}
+
+
+def grade_answer(puzzle_source: str, answer: str, file: str) -> dict[str, object]:
+    """A worker's task: the answer to a puzzle (given as its source) graded, as JSON, with
+    `power_halves` for the store."""
+    from moonasm.lang.check import check_source
+
+    result = check_source(puzzle_source)
+    assert result.program is not None, "a course's puzzles are checked when it loads"
+    a = attempt(result.program.config, answer)
+    return {**attempt_json(a, file), "power_halves": a.power}

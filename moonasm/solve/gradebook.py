@@ -1,0 +1,132 @@
+"""A class's gradebook in the formats a teacher takes away: JSON, CSV and Gradescope's
+`results.json`. `moonasm grade --format` and the server's course downloads both build it
+here, from the same rows, so the two agree to the byte.
+
+A puzzle's score is 1 when it is solved at the proven optimum (the par when no optimum is
+known), `optimum / power` when solved with more power (rounded to 2 places), 0 when not
+solved. Gradescope's leaderboard ranks by the total power spent on solved puzzles (less is
+better) beside the number solved.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from moonasm.isa import halves_number
+
+# A spreadsheet runs a cell that starts with one of these: a name is shown, never run.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True)
+class PuzzleColumn:
+    name: str
+    title: str
+    par: int | None  # halves
+    optimum: int | None  # halves, proven by the solver; None when unknown
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A student's work on one puzzle: the best solved power (halves) and the attempts."""
+
+    reached: bool
+    power: int | None
+    attempts: int
+
+
+def score(cell: Cell | None, puzzle: PuzzleColumn) -> float:
+    if cell is None or not cell.reached or cell.power is None:
+        return 0.0
+    best = puzzle.optimum if puzzle.optimum is not None else puzzle.par
+    if best is None or cell.power <= best:
+        return 1.0
+    return round(best / cell.power, 2)
+
+
+def safe_cell(text: str) -> str:
+    """A CSV cell a spreadsheet shows as text: a leading `'` before a formula character."""
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def as_json(course: str, puzzles: Sequence[PuzzleColumn],
+            rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> dict[str, Any]:
+    return {
+        "course": course,
+        "puzzles": [{"name": p.name, "title": p.title, "par": halves_number(p.par),
+                     "optimum": halves_number(p.optimum)} for p in puzzles],
+        "students": [{
+            "name": name,
+            "solved": sum(1 for c in cells if c is not None and c.reached),
+            "score": round(sum(score(c, p) for c, p in zip(cells, puzzles, strict=True)), 2),
+            "puzzles": [{"name": p.name, "reached": bool(c and c.reached),
+                         "power": halves_number(c.power) if c and c.reached else None,
+                         "attempts": c.attempts if c else 0, "score": score(c, p)}
+                        for c, p in zip(cells, puzzles, strict=True)],
+        } for name, cells in rows],
+    }
+
+
+def as_csv(puzzles: Sequence[PuzzleColumn],
+           rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> str:
+    """One row a student and a puzzle: student, puzzle, reached, power, par, optimum,
+    attempts, score."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["student", "puzzle", "reached", "power", "par", "optimum", "attempts",
+                     "score"])
+
+    def number(halves: int | None) -> str:
+        value = halves_number(halves)
+        return "" if value is None else str(value)
+
+    for name, cells in rows:
+        for c, p in zip(cells, puzzles, strict=True):
+            reached = bool(c and c.reached)
+            writer.writerow([safe_cell(name), safe_cell(p.name), "yes" if reached else "no",
+                             number(c.power) if c and reached else "", number(p.par),
+                             number(p.optimum), c.attempts if c else 0, score(c, p)])
+    return out.getvalue()
+
+
+def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None]) \
+        -> dict[str, Any]:
+    """One student's work as Gradescope's `results.json`: a test a puzzle, the leaderboard by
+    total power."""
+    tests = []
+    for c, p in zip(cells, puzzles, strict=True):
+        if c is None:
+            output = "no answer"
+        elif not c.reached:
+            output = f"not solved ({c.attempts} attempt{'s' * (c.attempts != 1)})"
+        else:
+            known = [f"{what} {halves_number(h)}" for what, h in (("par", p.par),
+                                                                  ("optimum", p.optimum))
+                     if h is not None]
+            output = f"solved with power {halves_number(c.power)}" + \
+                (f"; {', '.join(known)}" if known else "")
+        tests.append({"name": p.title, "number": p.name, "score": score(c, p),
+                      "max_score": 1, "output": output, "visibility": "visible"})
+    solved = [c for c in cells if c is not None and c.reached and c.power is not None]
+    total = sum(c.power for c in solved if c.power is not None)
+    return {
+        "score": round(sum(t["score"] for t in tests), 2),  # type: ignore[misc]
+        "tests": tests,
+        "leaderboard": [
+            {"name": "solved", "value": len(solved), "order": "desc"},
+            {"name": "total power", "value": halves_number(total), "order": "asc"},
+        ],
+        "visibility": "visible",
+    }
+
+
+def as_gradescope(course: str, puzzles: Sequence[PuzzleColumn],
+                  rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> dict[str, Any]:
+    """The class as one object: each student's Gradescope `results.json` under `results`."""
+    return {"course": course,
+            "students": [{"name": name, "results": results_json(puzzles, cells)}
+                         for name, cells in rows]}
