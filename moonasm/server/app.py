@@ -18,14 +18,25 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from moonasm.contest import execute
-from moonasm.server import admin, config, games, guard, hills, pages, submissions
+from moonasm.server import (
+    admin,
+    config,
+    courses,
+    games,
+    guard,
+    hills,
+    pages,
+    playground,
+    submissions,
+)
 from moonasm.server.db import STORE_NAME, Database
 from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
+from moonasm.server.runs import Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
 
-AREAS = (hills, submissions, games, admin, pages)
+AREAS = (hills, submissions, games, admin, playground, courses, pages)
 
 
 def build(directory: Path, where: execute.Where) -> Starlette:
@@ -36,8 +47,9 @@ def build(directory: Path, where: execute.Where) -> Starlette:
     ladder = Ladder(db, contest, where, broker.publish)
     templates = Jinja2Templates(env=jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
-    site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates,
-                max(1, where.jobs))
+    jobs = max(1, where.jobs)
+    site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates, jobs,
+                Runs(jobs))
     routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
     routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
                for name in ("viewer.js", "viewer.css")]
@@ -47,10 +59,12 @@ def build(directory: Path, where: execute.Where) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         broker.bind(asyncio.get_running_loop())
         ladder.start()
+        site.runs.start()
         try:
             yield
         finally:
             ladder.stop()
+            site.runs.stop()
 
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ApiError: answer_error, HTTPException: answer_error,

@@ -8,6 +8,7 @@ error names the file, the line and the key, as an organiser editing the file nee
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from moonasm.game.options import OPTION_KEYS, GameOptions, OptionError, from_json
+from moonasm.solve.puzzles import Lesson
 
 CONFIG_NAME = "contest.toml"
 KEY_PATTERN = re.compile(r"[a-z0-9-]{1,32}")
@@ -107,6 +109,10 @@ class Course:
     key: str
     title: str
     puzzles: str  # "lessons" or a directory (relative to the contest directory)
+    lessons: tuple[Lesson, ...] = ()  # the puzzles, in order (loaded with the contest)
+
+    def lesson(self, name: str) -> Lesson | None:
+        return next((p for p in self.lessons if p.slug == name), None)
 
 
 @dataclass(frozen=True)
@@ -153,10 +159,11 @@ def load(directory: Path) -> Contest:
                           f"`moonasm serve {directory} --init`)") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot be read: {e}") from None
-    return parse(text, str(path))
+    return parse(text, str(path), directory)
 
 
-def parse(text: str, name: str) -> Contest:
+def parse(text: str, name: str, directory: Path | None = None) -> Contest:
+    """The contest `text` describes; with its `directory`, each course's puzzles loaded."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -181,6 +188,8 @@ def parse(text: str, name: str) -> Contest:
                    "random one)" if seed is not None else "the contest needs its secret seed")
     hills = [_hill(t, i, fail) for i, t in enumerate(_tables(doc, "hills", fail))]
     courses = [_course(t, i, fail) for i, t in enumerate(_tables(doc, "courses", fail))]
+    if directory is not None:
+        courses = [_with_puzzles(c, i, directory, fail) for i, c in enumerate(courses)]
     for table, keys in (("hills", [h.key for h in hills]), ("courses", [c.key for c in courses])):
         for i, key in enumerate(keys):
             if key in keys[:i]:
@@ -244,6 +253,20 @@ def _course(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigErro
         if key not in values:
             raise fail("courses", index, None, f"a course needs {key}")
     return Course(values["key"], values.get("title") or values["key"], values["puzzles"])
+
+
+def _with_puzzles(course: Course, index: int, directory: Path,
+                  fail: Callable[..., ConfigError]) -> Course:
+    from moonasm.solve.puzzles import folder_puzzles, lessons
+
+    try:
+        if course.puzzles == "lessons":
+            loaded = lessons()
+        else:
+            loaded = folder_puzzles(directory / course.puzzles)
+    except ValueError as e:
+        raise fail("courses", index, "puzzles", str(e)) from None
+    return dataclasses.replace(course, lessons=tuple(loaded))
 
 
 def _puzzles(value: Any) -> str:

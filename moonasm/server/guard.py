@@ -236,6 +236,16 @@ def check_form(request: Request, form: Any) -> None:
                             "and send it again)")
 
 
+def check_header(request: Request) -> None:
+    """403 unless a page's script sent the visitor's own CSRF token in `X-CSRF-Token` (the
+    page carries it; another site can neither read it nor send the header cross-site)."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = request.headers.get("x-csrf-token", "")
+    if not cookie or not hmac.compare_digest(cookie.encode(), sent.encode()):
+        raise ApiError(403, "this request was not sent from this site's page (reload the "
+                            "page and send it again)")
+
+
 # -- rates -----------------------------------------------------------------------------------
 
 class Rates:

@@ -20,6 +20,7 @@ from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
 from moonasm.server.people import Person
+from moonasm.server.runs import Runs
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
@@ -35,6 +36,7 @@ class Site:
     rates: guard.Rates
     templates: Jinja2Templates
     jobs: int
+    runs: Runs
 
     def hill(self, key: str) -> Hill:
         hill = self.contest.hill(key)

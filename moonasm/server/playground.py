@@ -1,0 +1,149 @@
+"""The playground (`/play`): an editor, the checker as one types, Run with a step-through, and
+Share with a short link — no account needed. API: `POST /api/check`, `POST /api/run`,
+`POST /api/programs`, `GET /api/programs/ID`; pages `/play` and `/p/ID`.
+
+Checks run in the server (they are bounded by the source's size); runs go to the worker
+processes of `Runs` with their step, time and trace limits. The MOON mode of the editor,
+`/static/moon-words.js`, is generated from the instruction table, as the REPL's lexer is.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from functools import lru_cache
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from moonasm.server.guard import ApiError, JSONResponse, json_body
+from moonasm.server.site import Site, site_of
+
+SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
+MAX_STEPS = 100_000
+MAX_TRACE = 10_000
+RUN_SECONDS = 2.0
+SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
+SHARES_BYTES = 256 << 20
+PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
+
+
+def client_of(request: Request) -> str:
+    return f"address:{request.client.host if request.client else '?'}"
+
+
+async def source_of(request: Request) -> str:
+    body = await json_body(request)
+    source = body.get("source")
+    if not isinstance(source, str):
+        raise ApiError(400, "'source' must be given as a string")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > SOURCE_LIMIT:
+        raise ApiError(413, f"a program is at most {SOURCE_LIMIT} bytes, not {size}")
+    if "\x00" in source or any(0xD800 <= ord(c) <= 0xDFFF for c in source):
+        raise ApiError(400, "the source holds a NUL or a lone surrogate: not a program")
+    return source
+
+
+async def post_check(request: Request) -> Response:
+    from moonasm.vm.outcome import diagnostics_of
+
+    site = site_of(request)
+    site.rates.hit("check", client_of(request))
+    source = await source_of(request)
+    diagnostics = await run_in_threadpool(diagnostics_of, source, PLAYGROUND_FILE)
+    return JSONResponse({"diagnostics": diagnostics})
+
+
+async def post_run(request: Request) -> Response:
+    from moonasm.vm.outcome import limited_run
+
+    site = site_of(request)
+    site.rates.hit("run", client_of(request))
+    source = await source_of(request)
+    result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS, MAX_TRACE,
+                                  RUN_SECONDS)
+    return JSONResponse(result)
+
+
+def share(site: Site, source: str) -> str:
+    with site.db.write() as c:
+        count, size = c.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(source)), 0) FROM "
+                                "programs").fetchone()
+        if count >= SHARES_TOTAL or size + len(source) > SHARES_BYTES:
+            raise ApiError(503, "the playground's store of shared programs is full")
+        while True:
+            ident = secrets.token_urlsafe(9)  # 72 random bits, 12 characters
+            if c.execute("SELECT 1 FROM programs WHERE id=?", (ident,)).fetchone() is None:
+                break
+        c.execute("INSERT INTO programs (id, source, created) VALUES (?, ?, ?)",
+                  (ident, source, time.time()))
+    return ident
+
+
+def shared(site: Site, ident: str) -> str:
+    row = site.db.one("SELECT source FROM programs WHERE id=?", (ident,))
+    if row is None:
+        raise ApiError(404, f"no shared program '{ident}'")
+    return str(row["source"])
+
+
+async def post_program(request: Request) -> Response:
+    site = site_of(request)
+    source = await source_of(request)
+    site.rates.hit("share", client_of(request))
+    return JSONResponse({"id": share(site, source)}, status_code=201)
+
+
+async def get_program(request: Request) -> Response:
+    return JSONResponse({"source": shared(site_of(request), request.path_params["id"])})
+
+
+async def play_page(request: Request) -> Response:
+    return site_of(request).page(request, "play.html", source=None, share=None)
+
+
+async def shared_page(request: Request) -> Response:
+    site = site_of(request)
+    ident = request.path_params["id"]
+    return site.page(request, "play.html", source=shared(site, ident), share=ident)
+
+
+@lru_cache(maxsize=1)
+def moon_mode() -> str:
+    """The editor's MOON mode: its word lists from the instruction table."""
+    from moonasm import isa
+    from moonasm.lang.directives import SPECS
+
+    words = {
+        "operation": sorted(op.mnemonic for op in isa.TABLE if op.is_machine_op),
+        "jump": sorted(isa.JUMPS),
+        "thinking": sorted({op.mnemonic for op in isa.TABLE if not op.is_machine_op}
+                           - set(isa.JUMPS)),
+        "register": sorted(isa.REGISTERS),
+        "ram": sorted(isa.RAM_WORDS),
+        "game": sorted(isa.VALUE_WORDS),
+        "argument": sorted({w.upper() for w in (*isa.MODES, *isa.HACKERS)}),
+        "directive": sorted(SPECS),
+    }
+    return (f"// Generated from moonasm's instruction table; do not edit.\n"
+            f"window.MOON_WORDS = {json.dumps(words)};\n")
+
+
+async def moon_mode_js(request: Request) -> Response:
+    return Response(moon_mode(), media_type="text/javascript",
+                    headers={"Cache-Control": "public, max-age=3600"})
+
+
+ROUTES = [
+    Route("/play", play_page, methods=["GET"]),
+    Route("/p/{id}", shared_page, methods=["GET"]),
+    Route("/api/check", post_check, methods=["POST"]),
+    Route("/api/run", post_run, methods=["POST"]),
+    Route("/api/programs", post_program, methods=["POST"]),
+    Route("/api/programs/{id}", get_program, methods=["GET"]),
+    Route("/static/moon-words.js", moon_mode_js, methods=["GET"]),
+]

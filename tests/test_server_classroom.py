@@ -1,0 +1,336 @@
+"""The playground and the classroom over HTTP, as a learner's page, a student and a teacher meet
+them (spec §11): a real `moonasm serve` subprocess made with `--init` (whose course is the
+bundled lessons), students from `--add-student`."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import csv
+import io
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from conftest import EXAMPLES, run_subprocess
+from server_helpers import Server, add, init
+
+pytest.importorskip("starlette")
+# the tests tell one story on one server, in order (the playground's rates are per address)
+pytestmark = pytest.mark.xdist_group("server_classroom")
+
+LESSONS = Path(__file__).resolve().parent.parent / "moonasm" / "solve" / "lessons"
+STUDENTS = ("ana", "ben", "cleo", "dev", "eli", "fay", "=evil")
+
+
+@pytest.fixture(scope="module")
+def school(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    directory = tmp_path_factory.mktemp("classroom") / "contest"
+    admin = init(directory)
+    tokens = {name: add(directory, name, "student") for name in STUDENTS}
+    tokens["author"] = add(directory, "wren")
+    server = Server(directory, jobs=1).start()
+    try:
+        yield {"dir": directory, "server": server, "admin": admin, **tokens}
+    finally:
+        server.stop()
+
+
+def _answer(server: Server, token: str | None, text: str | bytes,
+            puzzle: str = "05-rol") -> httpx.Response:
+    with server.client(token) as c:
+        return c.post(f"/api/courses/lessons/puzzles/{puzzle}/answers",
+                      content=text.encode() if isinstance(text, str) else text,
+                      headers={"Content-Type": "text/plain"})
+
+
+@contextmanager
+def _signed_in(server: Server, token: str) -> Iterator[httpx.Client]:
+    """A browser-like client signed in through the form: the session cookie, and the page's
+    CSRF token in the header its script sends."""
+    with server.client() as c:
+        page = c.get("/signin")
+        csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+        assert c.post("/signin", data={"token": token, "csrf": csrf}).status_code == 303
+        c.headers["X-CSRF-Token"] = csrf
+        yield c
+
+
+# -- courses ---------------------------------------------------------------------------------
+
+def test_init_writes_the_lessons_course(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    with server.client() as c:
+        listed = c.get("/api/courses").json()
+        course = c.get("/api/courses/lessons").json()
+        missing = c.get("/api/courses/nope")
+    assert listed == {"courses": [{"key": "lessons", "title": course["title"], "puzzles": 27}]}
+    assert course["key"] == "lessons" and len(course["puzzles"]) == 27
+    first = course["puzzles"][0]
+    assert set(first) == {"name", "title", "teaches", "goal", "par"}
+    assert (first["name"], first["title"], first["goal"], first["par"]) == \
+        ("01-counting", "Counting in binary", 3, 2)
+    assert first["teaches"].startswith("Every register is a row of 4 bits")
+    assert "INC A adds one to A, and costs 2 power." in first["teaches"]
+    assert [p["name"] for p in course["puzzles"]] == sorted(p.stem for p in LESSONS.iterdir())
+    assert (missing.status_code, missing.json()) == (404, {"error": "no course 'nope'"})
+    unknown = run_subprocess("serve", str(school["dir"]), "--add-student", "nope", "zed")
+    assert unknown.status == 2 and "no course 'nope'" in unknown.err
+
+
+@pytest.mark.parametrize("text", [
+    "ROL A\n",                    # solved at the optimum
+    "INC A\nINC A\nINC A\n",      # solved with more power
+    "MOV A, RAM3\nROL A\n",       # a protection fault (a seat that is not there)
+    "ROL Q\n",                    # not a program
+    "NOT A\n",                    # runs, never reaches the goal
+])
+def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                               text: str) -> None:
+    got = _answer(school["server"], school["ana"], text)
+    assert got.status_code == 200, got.text
+    answer = got.json()
+    (tmp_path / "class" / "ana").mkdir(parents=True)
+    (tmp_path / "class" / "ana" / "05-rol.masm").write_text(text)
+    graded = run_subprocess("grade", str(LESSONS / "05-rol.masm"), "--answers",
+                            str(tmp_path / "class"), "--json")
+    assert graded.status == 0, graded.err
+    result = graded.json["students"][0]["results"][0]
+    assert answer["reached"] == result["reached"]
+    assert answer["power"] == result["power"]
+    assert answer["operations"] == result["operations"]
+    assert answer["faults"] == ([result["fault"]] if result["fault"] else [])
+    assert [(d["line"], d["column"], d["message"]) for d in answer["diagnostics"]] == \
+        [(d["line"], d["column"], d["message"]) for d in result["diagnostics"]]
+    assert (answer["par"], answer["optimum"]) == (1, 1)
+    assert answer["best"] == 1  # the first answer (ROL A) is still the best
+
+
+def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    fault = _answer(server, school["ben"], "MOV A, RAM3\n").json()
+    assert fault["faults"] == [{"kind": "protection", "line": 1, "column": 8,
+                                "message": fault["faults"][0]["message"]}]
+    assert fault["best"] is None and fault["histogram"]["bins"] is None
+    directive = _answer(server, school["ben"], ".set A, 6\n")
+    assert directive.status_code == 422
+    assert directive.json()["error"] == ("an answer holds statements only: the puzzle's "
+                                         "directives set the machine up")
+    assert _answer(server, school["ben"], b"\xff\xfeROL A").status_code == 422
+    big = _answer(server, school["ben"], "# " + "x" * (64 * 1024))
+    assert big.status_code == 413 and big.json()["error"].startswith("an answer is at most 65536")
+    assert _answer(server, school["ben"], "ROL A\n", "99-none").status_code == 404
+    anonymous = _answer(server, None, "ROL A\n")
+    assert (anonymous.status_code, anonymous.json()) == \
+        (401, {"error": "this needs a student's token"})
+    for who in ("author", "admin"):
+        refused = _answer(server, school[who], "ROL A\n")
+        assert (refused.status_code, refused.json()) == \
+            (403, {"error": "this is for students only"})
+
+
+def test_the_class_histogram_has_no_names_and_appears_at_five(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    powers = {"ana": "ROL A\n", "ben": "ROL A\n", "cleo": "INC A\nINC A\nINC A\n",
+              "dev": "ROL A\n"}
+    for name, text in powers.items():
+        shown = _answer(server, school[name], text, "05-rol").json()
+        assert shown["histogram"]["bins"] is None  # fewer than 5 solved
+    fifth = _answer(server, school["eli"], "INC A\nINC A\nINC A\n", "05-rol").json()
+    assert fifth["histogram"] == {"solvers": 5, "optimum": 1, "par": 1, "yours": 6,
+                                  "bins": [{"power": 1, "students": 3},
+                                           {"power": 6, "students": 2}]}
+    assert not any(name in json.dumps(fifth) for name in STUDENTS)
+    # a student's page shows the chart with their own mark; one who did not solve it: 403
+    with _signed_in(server, school["eli"]) as c:
+        svg = c.get("/courses/lessons/05-rol/histogram.svg")
+    assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
+    assert "yours 6" in svg.text and "optimum 1" in svg.text
+    assert not any(name in svg.text for name in STUDENTS)
+    with _signed_in(server, school["fay"]) as c:
+        assert c.get("/courses/lessons/05-rol/histogram.svg").status_code == 403
+
+
+def test_the_puzzle_page_posts_answers_with_its_csrf_token(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    with _signed_in(server, school["fay"]) as c:
+        page = c.get("/courses/lessons/01-counting")
+        assert page.status_code == 200 and 'id="submit-answer"' in page.text
+        url = "/courses/lessons/01-counting/answers"
+        forged = c.post(url, content=b"INC A\n", headers={"X-CSRF-Token": "not-it",
+                                                          "Content-Type": "text/plain"})
+        assert forged.status_code == 403
+        del c.headers["X-CSRF-Token"]
+        assert c.post(url, content=b"INC A\n").status_code == 403
+    with _signed_in(server, school["fay"]) as c:
+        ok = c.post(url, content=b"INC A\n", headers={"Content-Type": "text/plain"})
+        assert ok.status_code == 200, ok.text
+        assert (ok.json()["reached"], ok.json()["power"]) == (True, 2)
+        course = c.get("/courses/lessons").text
+    assert "01-counting" in course
+
+
+# -- the gradebook -----------------------------------------------------------------------------
+
+def test_only_the_teacher_reads_the_gradebook(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    for token, code in ((None, 401), (school["ana"], 403), (school["author"], 403)):
+        with server.client(token) as c:
+            assert c.get("/api/courses/lessons/grades").status_code == code
+    with _signed_in(server, school["ana"]) as c:
+        assert c.get("/courses/lessons/grades").status_code == 403
+        assert c.get("/courses/lessons/grades.csv").status_code == 403
+    with server.client() as c:
+        assert c.get("/courses/lessons/grades").status_code == 401
+    with server.client(school["admin"]) as c:
+        bad = c.get("/api/courses/lessons/grades", params={"format": "xlsx"})
+    assert (bad.status_code, bad.json()) == \
+        (400, {"error": "format must be json, csv, gradescope, not 'xlsx'"})
+
+
+def test_gradebook_downloads(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    assert _answer(server, school["=evil"], "ROL A\n", "05-rol").status_code == 200
+    with server.client(school["admin"]) as c:
+        book = c.get("/api/courses/lessons/grades").json()
+        sheet = c.get("/api/courses/lessons/grades", params={"format": "csv"})
+        scope = c.get("/api/courses/lessons/grades", params={"format": "gradescope"}).json()
+    names = [s["name"] for s in book["students"]]
+    assert sorted(names) == sorted(STUDENTS)
+    ana = next(s for s in book["students"] if s["name"] == "ana")
+    rol = next(p for p in ana["puzzles"] if p["name"] == "05-rol")
+    # five attempts, the best (ROL A, at the optimum) counts
+    assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 5 + 1,
+                   "score": 1.0}
+    cleo = next(s for s in book["students"] if s["name"] == "cleo")
+    assert next(p for p in cleo["puzzles"] if p["name"] == "05-rol")["score"] == 0.17
+    assert sheet.headers["content-type"].startswith("text/csv")
+    rows = list(csv.reader(io.StringIO(sheet.text)))
+    assert rows[0] == ["student", "puzzle", "reached", "power", "par", "optimum", "attempts",
+                       "score"]
+    assert ["'=evil", "05-rol", "yes", "1", "1", "1", "1", "1.0"] in rows
+    assert len(rows) == 1 + len(STUDENTS) * 27
+    assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+    evil = next(s for s in scope["students"] if s["name"] == "=evil")["results"]
+    assert set(evil) == {"score", "tests", "leaderboard", "visibility"}
+    assert len(evil["tests"]) == 27 and evil["score"] == 1.0
+    assert all(set(t) == {"name", "number", "score", "max_score", "output", "visibility"}
+               for t in evil["tests"])
+    assert evil["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},
+                                   {"name": "total power", "value": 1, "order": "asc"}]
+
+
+def test_gradebook_page_and_its_downloads_for_the_signed_in_teacher(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    with _signed_in(server, school["admin"]) as c:
+        page = c.get("/courses/lessons/grades")
+        download = c.get("/courses/lessons/grades.csv")
+        scope = c.get("/courses/lessons/grades.gradescope.json")
+    assert page.status_code == 200
+    assert "&#39;=evil" in page.text or "=evil" in page.text
+    assert page.text.count("<svg") == 27  # a histogram a puzzle
+    assert download.headers["content-disposition"] == \
+        'attachment; filename="lessons-grades.csv"'
+    with server.client(school["admin"]) as c:
+        assert download.text == c.get("/api/courses/lessons/grades?format=csv").text
+    assert scope.json()["course"] == "lessons"
+
+
+# -- the playground ------------------------------------------------------------------------------
+
+def _post(server: Server, path: str, body: Any) -> httpx.Response:
+    with server.client() as c:
+        return c.post(path, json=body) if not isinstance(body, bytes) else \
+            c.post(path, content=body, headers={"Content-Type": "application/json"})
+
+
+def test_check_gives_the_checkers_diagnostics(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    typo = _post(server, "/api/check", {"source": ".goal 6\nMOV A, RAM1\nROLL A\n"})
+    assert typo.status_code == 200
+    (d,) = typo.json()["diagnostics"]
+    assert (d["line"], d["column"], d["severity"], d["file"]) == \
+        (3, 1, "error", "playground.masm")
+    assert d["message"].startswith("unknown operation 'ROLL'")
+    fine = _post(server, "/api/check", {"source": (EXAMPLES / "design-card.masm").read_text()})
+    assert fine.json() == {"diagnostics": []}
+    warned = _post(server, "/api/check", {"source": ".goal 6\nINC A\nEND\nINC A\n"})
+    assert [w["severity"] for w in warned.json()["diagnostics"]] == ["warning"]
+    assert _post(server, "/api/check", {"text": "x"}).status_code == 400
+    assert _post(server, "/api/check", b"{").status_code == 400
+    big = _post(server, "/api/check", {"source": "#" * (64 * 1024 + 1)})
+    assert big.status_code == 413
+
+
+def test_run_is_moonasm_run_plus_the_trace(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    source = (EXAMPLES / "design-card.masm").read_text()
+    ran = _post(server, "/api/run", {"source": source}).json()
+    cli = run_subprocess("run", str(EXAMPLES / "design-card.masm"), "--json").json
+    assert {k: v for k, v in ran.items() if k not in ("trace", "truncated", "diagnostics")} \
+        == cli
+    assert ran["truncated"] is False
+    assert ran["trace"] == [
+        {"line": 11, "statement": "MOV A, RAM1", "cost": 1, "left": None,
+         "registers": {"A": 3, "B": 0, "C": 0, "D": 0}, "ram": {"1": 3}},
+        {"line": 11, "statement": "ROL A", "cost": 1, "left": None,
+         "registers": {"A": 6, "B": 0, "C": 0, "D": 0}, "ram": {"1": 3}},
+    ]
+    fault = _post(server, "/api/run", {"source": ".players 2\nINC A\nMOV B, RAM2\n"}).json()
+    assert fault["ok"] is False and fault["error"]["kind"] == "protection"
+    assert (fault["error"]["line"], fault["error"]["column"]) == (3, 8)  # at its operand
+    assert fault["registers"]["A"] == 1  # what ran before the fault stays
+
+
+def test_run_limits_steps_and_trace(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    spin = _post(server, "/api/run", {"source": "spin: INC A\nJMP spin\n"}).json()
+    assert spin["ok"] is False and spin["steps"] == 100_000
+    assert len(spin["trace"]) == 10_000 and spin["truncated"] is True
+    assert spin["error"]["kind"] in ("overload", "steps")
+    assert "100000" in spin["error"]["message"].replace(",", "")
+
+
+def test_share_gives_a_short_link_that_opens_the_same_text(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    text = '.name "<mine>"\nINC A  # é ✓\n'
+    made = _post(server, "/api/programs", {"source": text})
+    assert made.status_code == 201
+    ident = made.json()["id"]
+    assert len(ident) >= 11 and set(ident) <= set(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+    with server.client() as c:
+        assert c.get(f"/api/programs/{ident}").json() == {"source": text}
+        page = c.get(f"/p/{ident}")
+        assert page.status_code == 200 and "&lt;mine&gt;" in page.text
+        assert "<mine>" not in page.text
+        assert c.get("/api/programs/nope").status_code == 404
+        assert c.get("/p/nope").status_code == 404
+    other = _post(server, "/api/programs", {"source": text}).json()["id"]
+    assert other != ident
+
+
+def test_runs_beyond_the_workers_are_refused_at_once(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]  # one worker (--jobs 1)
+    slow = {"source": "spin: INC A\nJMP spin\n"}
+    with concurrent.futures.ThreadPoolExecutor(6) as pool:
+        codes = sorted(f.result().status_code for f in
+                       [pool.submit(_post, server, "/api/run", slow) for _ in range(6)])
+    assert 200 in codes and 503 in codes and set(codes) <= {200, 503}
+
+
+def test_rates_per_client(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    codes = [_post(server, "/api/run", {"source": "INC A\n"}).status_code for _ in range(70)]
+    assert codes.count(429) >= 1 and set(codes) <= {200, 429, 503}
+    limited = _post(server, "/api/run", {"source": "INC A\n"})
+    assert limited.status_code == 429 and int(limited.headers["retry-after"]) >= 1
+    shares = [_post(server, "/api/programs", {"source": "INC A\n"}).status_code
+              for _ in range(31)]
+    assert shares.count(201) <= 30 and shares[-1] == 429
+    hasty = [_answer(server, school["dev"], "INC A\n", "01-counting").status_code
+             for _ in range(61)]
+    assert hasty[-1] == 429
