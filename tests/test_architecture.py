@@ -4,8 +4,11 @@ every package is described and placed in the layer the import contract gives it.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 import tomllib
 
+import pytest
 from conftest import ROOT
 
 DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
@@ -43,3 +46,20 @@ def test_the_layers_are_the_import_contracts() -> None:
                   for packages in _table("The layers, top to bottom:").values()]
     assert documented == [sorted(re.split(r"\s*[:|]\s*", layer)) for layer in layers]
     assert {m for layer in documented for m in layer} == _modules()
+
+
+HEAVY = ("moonasm.server", "moonasm.solve", "starlette", "uvicorn", "jinja2", "numpy", "dask",
+         "distributed", "pygls", "httpx", "multipart")
+
+
+@pytest.mark.parametrize("argv", [["run", "examples/design-card.masm", "--json"],
+                                  ["run", "examples/puzzle-hacker.masm", "--trace"],
+                                  ["check", "examples/design-card.masm"]])
+def test_run_and_check_import_no_server_solver_numpy_or_dask(argv: list[str]) -> None:
+    """Judges start `run` thousands of times: the heavy parts load only where used."""
+    code = ("import sys; from moonasm.cli.main import main; status = main(sys.argv[1:]); "
+            f"print(status, sorted({{m.split('.')[0] if not m.startswith('moonasm') else "
+            f"'.'.join(m.split('.')[:2]) for m in sys.modules if m.startswith({HEAVY!r})}}))")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert out.stdout.splitlines()[-1] == "0 []", out.stdout + out.stderr

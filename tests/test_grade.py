@@ -176,7 +176,8 @@ def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
     assert set(bob) == {"score", "tests", "leaderboard", "visibility"}
     assert bob["score"] == 0.29
     assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
-                               "max_score": 1, "output": "solved with power 7; optimum 2", "visibility": "visible"}
+                               "max_score": 1, "output": "solved with power 7; optimum 2",
+                               "visibility": "visible"}
     assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
         "not solved (1 attempt)"
     assert bob["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},

@@ -303,8 +303,8 @@ events = false
 extras = "off"
 open = false
 
-# A course is a list of puzzles for students (spec §11): "lessons" is the learning path of
-# `moonasm learn`; a directory of .masm puzzles (with .goal and .par) is your own.
+# A course is a list of puzzles for students (docs/classroom.md): "lessons" is the learning
+# path of `moonasm learn`; a directory of .masm puzzles (with .goal and .par) is your own.
 [[courses]]
 key = "lessons"
 title = "The MOON learning path"
