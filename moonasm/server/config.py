@@ -276,7 +276,7 @@ def _puzzles(value: Any) -> str:
 
 
 INITIAL = '''\
-# The contest `moonasm serve` runs from this directory (spec §10). Edit, then restart.
+# The contest `moonasm serve` runs from this directory (docs/server.md). Edit, then restart.
 title = "MOON contest"
 # Secret: every game's seed is a keyed hash of it and the game's number, shown once the game
 # is stored. Keep this file private (--init makes the directory mode 0700).

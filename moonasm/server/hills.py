@@ -35,7 +35,9 @@ async def get_hills(request: Request) -> Response:
 
 
 async def get_standings(request: Request) -> Response:
-    return JSONResponse(standings_json(site_of(request), request.path_params["key"]))
+    site = site_of(request)
+    hill = site.hill(request.path_params["key"])
+    return Response(site.standings_body(hill), media_type="application/json")
 
 
 ROUTES = [

@@ -40,8 +40,15 @@ from moonasm.contest.standings import Standing, standings, wilson
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
 
-BATCH_GAMES = 4  # small batches: a new bot's first games come back in well under a second
+# A batch is a worker's unit of work: small while a hill has a provisional bot, so that a new
+# version's first games come back within a second; larger once every bot is ranked, so that a
+# busy ladder stores (one transaction a batch) and wakes the server less often.
+NEW_BOT_BATCH = 4
+SETTLED_BATCH = 32
+# Standings are refitted at most once a second, and at most a fifth of the time: a fit over a
+# large hill (100,000 games) takes a while, and pages must stay quick meanwhile.
 REFIT_SECONDS = 1.0
+REFIT_SHARE = 0.2
 Publish = Callable[[str, dict[str, Any]], None]
 
 
@@ -80,7 +87,16 @@ class HillState:
     rows: list[dict[str, Any]] = field(default_factory=list)
     order: list[int] = field(default_factory=list)  # active bot ids, best first
     dirty: bool = True
-    fitted: float = 0.0
+    fitted: float = 0.0  # when the last fit began (time.monotonic)
+    fit_took: float = 0.0  # how long it took
+
+    def batch(self) -> int:
+        settled = all(b.games >= self.hill.min_games for b in self.bots.values())
+        return SETTLED_BATCH if settled else NEW_BOT_BATCH
+
+    def refit_due(self, now: float) -> bool:
+        wait = max(REFIT_SECONDS, self.fit_took / REFIT_SHARE)
+        return self.dirty and now - self.fitted >= wait
 
 
 @dataclass
@@ -186,7 +202,7 @@ class Ladder:
     def _refit(self) -> None:
         while not self.stopping.wait(0.1):
             for state in list(self.hills.values()):
-                if state.dirty and time.monotonic() - state.fitted >= REFIT_SECONDS:
+                if state.refit_due(time.monotonic()):
                     self.refit(state)
 
     # -- planning ------------------------------------------------------------------------
@@ -204,7 +220,8 @@ class Ladder:
                 for state in self.hills.values():
                     if self.under_way >= self.capacity:
                         break
-                    specs = [s for s in (self._plan(state) for _ in range(BATCH_GAMES)) if s]
+                    specs = [s for s in (self._plan(state) for _ in range(state.batch()))
+                             if s]
                     if specs:
                         self._submit(state.hill, specs, None)
                         progress = True
@@ -253,7 +270,7 @@ class Ladder:
                 continue
             hill = self.hills[c.hill].hill
             specs: list[GameSpec] = []
-            while c.planned < c.games and len(specs) < BATCH_GAMES:
+            while c.planned < c.games and len(specs) < NEW_BOT_BATCH:
                 i = c.planned
                 group = [c.bot] + [c.opponents[(i + j) % len(c.opponents)]
                                    for j in range(hill.players - 1)]
@@ -367,10 +384,11 @@ class Ladder:
             bots = dict(state.bots)
             records = list(state.records)
             state.dirty = False
-            state.fitted = time.monotonic()
+            state.fitted = began = time.monotonic()
         table = {str(b.id): Standing(str(b.id), b.name, f"bot-{b.id}.masm", b.author_name)
                  for b in bots.values()}
         ordered = standings(table, records, state.hill.options.mode)
+        state.fit_took = time.monotonic() - began
         hill = state.hill
         ranked = [s for s in ordered if s.games >= hill.min_games]
         provisional = [s for s in ordered if s.games < hill.min_games]
@@ -478,6 +496,18 @@ def public_game(hill: str, r: GameRecord) -> dict[str, Any]:
                        for f in r.faults]}
 
 
+def background_worker(parent: int) -> None:
+    """A ladder worker's initializer: it dies with the server and yields the CPU to it (nice
+    10), so that pages and the API answer at once however busy the ladder is."""
+    import os
+
+    execute.die_with_parent(parent)
+    try:
+        os.nice(10)
+    except (AttributeError, OSError):  # not on this platform, or not allowed: play on
+        pass
+
+
 class Workers:
     """Where the ladder's batches run: local worker processes (spawned, dying with the
     server) or the Dask cluster at `where.scheduler`. `submit(payload)` gives a future of
@@ -496,7 +526,7 @@ class Workers:
             self.client = None
             self.pool = ProcessPoolExecutor(
                 max_workers=max(1, where.jobs), mp_context=multiprocessing.get_context("spawn"),
-                initializer=execute.die_with_parent, initargs=(os.getpid(),))
+                initializer=background_worker, initargs=(os.getpid(),))
 
     def submit(self, text: str) -> Any:
         if self.pool is None:

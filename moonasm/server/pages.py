@@ -108,7 +108,7 @@ def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
 async def index(request: Request) -> Response:
     site = site_of(request)
     hills = [{"hill": h, "frozen": site.frozen(h.key), "description": describe(h),
-              "games": site.ladder.hills[h.key].games, "rows": site.ladder.standings(h.key)}
+              "games": site.ladder.hills[h.key].games, "table": site.standings_table(h, 10)}
              for h in site.contest.hills]
     return site.page(request, "index.html", hills=hills)
 
@@ -122,7 +122,7 @@ async def hill_page(request: Request) -> Response:
     leaders = [r["bot"] for r in standing["standings"][:CHART_BOTS]]
     names = _names(site, {b for g in recent for b in g["bots"]} | set(leaders))
     final = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
-    return site.page(request, "hill.html", hill=hill, rows=standing["standings"],
+    return site.page(request, "hill.html", hill=hill, table=site.standings_table(hill),
                      games=standing["games"], recent=recent, names=names,
                      frozen=site.frozen(hill.key), description=describe(hill),
                      chart=chart(site, leaders, names), final=final and final["status"])

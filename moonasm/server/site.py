@@ -5,10 +5,11 @@ place)."""
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.templating import Jinja2Templates
@@ -37,6 +38,34 @@ class Site:
     templates: Jinja2Templates
     jobs: int
     runs: Runs
+    # (hill, limit) -> (the ladder's rows it was rendered from, the table's HTML)
+    _tables: dict[tuple[str, int], tuple[object, Markup]] = field(default_factory=dict)
+    # hill -> (the rows, the games count, the standings' JSON body)
+    _standings: dict[str, tuple[object, int, bytes]] = field(default_factory=dict)
+
+    def standings_table(self, hill: Hill, limit: int = 0) -> Markup:
+        """The standings table's HTML, rendered once a fit: for a hill of 200 bots it is most
+        of its page's cost, and the pages are read far more often than the ladder refits."""
+        rows = self.ladder.hills[hill.key].rows
+        cached = self._tables.get((hill.key, limit))
+        if cached is None or cached[0] is not rows:
+            html = Markup(self.templates.get_template("standings.html").render(
+                hill=hill, rows=rows, limit=limit))
+            cached = self._tables[hill.key, limit] = (rows, html)
+        return cached[1]
+
+    def standings_body(self, hill: Hill) -> bytes:
+        """`GET /api/hills/KEY/standings` as bytes, serialised once a fit and a game count."""
+        import json
+
+        state = self.ladder.hills[hill.key]
+        rows, games = state.rows, state.games
+        cached = self._standings.get(hill.key)
+        if cached is None or cached[0] is not rows or cached[1] != games:
+            body = json.dumps({"hill": hill.key, "games": games, "standings": rows},
+                              separators=(",", ":")).encode("ascii")  # as JSONResponse
+            cached = self._standings[hill.key] = (rows, games, body)
+        return cached[2]
 
     def hill(self, key: str) -> Hill:
         hill = self.contest.hill(key)
