@@ -186,6 +186,28 @@ def _clients(url: str, paths: list[str], rounds: int, threads: int,
     return latencies, failed
 
 
+def _crowd(url: str, paths: list[str], first_address: int) -> tuple[dict[str, list[float]],
+                                                                     int]:
+    """20 clients in 4 forked processes of 5 threads (one process's GIL would be the
+    bottleneck of 20), 125 requests each: each path's latencies, and the failures."""
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    processes = [context.Process(target=lambda i=i: results.put(
+        _clients(url, paths, 125, 5, first_address + 5 * i))) for i in range(4)]
+    for p in processes:
+        p.start()
+    kinds: dict[str, list[float]] = {p: [] for p in paths}
+    failed = 0
+    for _ in processes:
+        latencies, failures = results.get(timeout=600)
+        failed += failures
+        for path, values in latencies.items():
+            kinds[path] += values
+    for p in processes:
+        p.join()
+    return kinds, failed
+
+
 def _in_process(task: Callable[[str], Any], sources: list[str]) -> tuple[float, list[float]]:
     times = []
     start = time.perf_counter()
@@ -370,18 +392,9 @@ def _ladder() -> list[Row]:
                 first, start = games(), time.perf_counter()
                 time.sleep(15)
                 rate = (games() - first) / (time.perf_counter() - start)
-            # 20 clients in 4 processes of 5 threads (one Python process's GIL would be the
-            # bottleneck of 20), each on its own address; each kind of request timed apart
+            # 20 clients, each on its own address; each kind of request timed apart
             paths = ["/api/hills/main/standings", "/hills/main", "/api/hills"]
-            kinds: dict[str, list[float]] = {p: [] for p in paths}
-            failed = 0
-            context = multiprocessing.get_context("fork")
-            with context.Pool(4) as pool:
-                for latencies, failures in pool.starmap(_clients, [
-                        (server.url, paths, 125, 5, 140 + 5 * i) for i in range(4)]):
-                    failed += failures
-                    for path, values in latencies.items():
-                        kinds[path] += values
+            kinds, failed = _crowd(server.url, paths, 140)
             kinds = {"standings": kinds[paths[0]], "page": kinds[paths[1]],
                      "hills": kinds[paths[2]]}
             base = p95(kinds["hills"]) * 1000
@@ -477,14 +490,7 @@ def _large() -> list[Row]:
                     time.sleep(0.05)
                 fitted = time.perf_counter() - started
             paths = ["/api/hills/main/standings", "/hills/main", "/api/hills"]
-            kinds: dict[str, list[float]] = {p: [] for p in paths}
-            failed = 0
-            with multiprocessing.get_context("fork").Pool(4) as pool:
-                for latencies, failures in pool.starmap(_clients, [
-                        (server.url, paths, 125, 5, 160 + 5 * i) for i in range(4)]):
-                    failed += failures
-                    for path, values in latencies.items():
-                        kinds[path] += values
+            kinds, failed = _crowd(server.url, paths, 160)
         finally:
             server.stop()
     base = p95(kinds["/api/hills"]) * 1000

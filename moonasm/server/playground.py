@@ -2,8 +2,8 @@
 Share with a short link — no account needed. API: `POST /api/check`, `POST /api/run`,
 `POST /api/programs`, `GET /api/programs/ID`; pages `/play` and `/p/ID`.
 
-Checks run in the server (they are bounded by the source's size); runs go to the worker
-processes of `Runs` with their step, time and trace limits. The MOON mode of the editor,
+Checks and runs go to the worker processes of `Runs` (checks may wait for one a moment; runs,
+bounded by steps, time and trace, are refused when all are busy). The MOON mode of the editor,
 `/static/moon-words.js`, is generated from the instruction table, as the REPL's lexer is.
 """
 
@@ -14,7 +14,6 @@ import secrets
 import time
 from functools import lru_cache
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -29,6 +28,7 @@ RUN_SECONDS = 2.0
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
+CHECKS_WAITING = 16  # checks that may wait for a worker (each takes milliseconds)
 
 
 def client_of(request: Request) -> str:
@@ -54,7 +54,8 @@ async def post_check(request: Request) -> Response:
     site = site_of(request)
     site.rates.hit("check", client_of(request))
     source = await source_of(request)
-    diagnostics = await run_in_threadpool(diagnostics_of, source, PLAYGROUND_FILE)
+    diagnostics = await site.runs.call(diagnostics_of, source, PLAYGROUND_FILE,
+                                       waiting=CHECKS_WAITING)
     return JSONResponse({"diagnostics": diagnostics})
 
 

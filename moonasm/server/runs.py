@@ -1,5 +1,6 @@
 """Programs from anyone, run where they cannot hurt the server: a pool of `jobs` worker
-processes for the playground's runs and the courses' answers.
+processes for the playground's checks and runs and the courses' answers (on every core, not
+in the server's own process).
 
 A run is bounded three times: by steps (the machine's own limit), by a wall-clock limit inside
 the worker (`moonasm.vm.outcome.limited_run`), and by the number running at once — beyond
@@ -43,10 +44,12 @@ class Runs:
         for _ in range(self.jobs):
             pool.submit(int)
 
-    async def call(self, task: Callable[..., Any], *args: Any) -> Any:
-        """`task(*args)` in a worker; 503 when every worker is busy."""
+    async def call(self, task: Callable[..., Any], *args: Any, waiting: int = 0) -> Any:
+        """`task(*args)` in a worker; 503 when every worker is busy and `waiting` tasks
+        already wait for one (a run may take 2 s: none wait; a check takes milliseconds and
+        is bounded by its size: a few may)."""
         with self.lock:
-            if self.busy >= self.jobs:
+            if self.busy >= self.jobs + waiting:
                 raise ApiError(503, f"all {self.jobs} runners are busy; try again in a moment",
                                {"Retry-After": "1"})
             self.busy += 1
