@@ -226,49 +226,48 @@ def _playground() -> list[Row]:
         server = Server(directory, jobs=4)
         try:
             rng = random.Random(19)
-            address = 10
-            served, local, served_lat, local_lat, failures = [], [], [], [], 0
-            for _ in range(3):  # paired rounds: the server's, then the same in-process
-                sources = [_program(rng) for _ in range(200)]
-                wall, lat, failed = load(server, 4, [
-                    (lambda c, s=s: c.post("/api/check", json={"source": s}))
-                    for s in sources], address)
-                address += 4
-                failures += failed
-                served.append(len(sources) / wall)
-                served_lat += lat
-                others = [_program(rng) for _ in range(200)]
-                wall, lat = _in_process(lambda s: diagnostics_of(s, "playground.masm"), others)
-                local.append(len(others) / wall)
-                local_lat += lat
+            addresses = iter(range(10, 250, 4))
+
+            def rounds(path: str, sources: Callable[[], list[str]],
+                       local: Callable[[str], Any]) -> tuple[list[float], list[float],
+                                                               list[float], list[float], int]:
+                """3 paired rounds: the server's (4 clients, fresh addresses), then the same
+                work in-process; requests a second and latencies of each, and the failures."""
+                served, here, served_lat, here_lat, failures = [], [], [], [], 0
+                for _ in range(3):
+                    texts = sources()
+                    wall, lat, failed = load(server, 4, [
+                        (lambda c, t=t: c.post(path, json={"source": t})) for t in texts],
+                        next(addresses))
+                    failures += failed
+                    served.append(len(texts) / wall)
+                    served_lat += lat
+                    wall, lat = _in_process(local, sources())
+                    here.append(len(texts) / wall)
+                    here_lat += lat
+                return served, here, served_lat, here_lat, failures
+
+            served, here, served_lat, here_lat, failures = rounds(
+                "/api/check", lambda: [_program(rng) for _ in range(200)],
+                lambda s: diagnostics_of(s, "playground.masm"))
             rows.append((f"POST /api/check of 200-line programs, 4 clients, requests/s "
                          f"(median of 3 rounds of 200; {failures} failed)",
                          statistics.median(served), "the same checks in-process, checks/s",
-                         statistics.median(local), "req/s"))
+                         statistics.median(here), "req/s"))
             rows.append((f"POST /api/check p95 latency, 4 clients ({len(served_lat)} requests)",
                          p95(served_lat) * 1000, "one check in-process, p95",
-                         p95(local_lat) * 1000, "ms"))
+                         p95(here_lat) * 1000, "ms"))
             card = (ROOT / "examples" / "design-card.masm").read_text()
-            served, local, served_lat, local_lat, failures = [], [], [], [], 0
-            for _ in range(3):
-                wall, lat, failed = load(server, 4, [
-                    (lambda c: c.post("/api/run", json={"source": card}))] * 160, address)
-                address += 4
-                failures += failed
-                served.append(160 / wall)
-                served_lat += lat
-                wall, lat = _in_process(
-                    lambda s: limited_run(s, "playground.masm", 100_000, 10_000, 2.0),
-                    [card] * 160)
-                local.append(160 / wall)
-                local_lat += lat
+            served, here, served_lat, here_lat, failures = rounds(
+                "/api/run", lambda: [card] * 160,
+                lambda s: limited_run(s, "playground.masm", 100_000, 10_000, 2.0))
             rows.append((f"POST /api/run of design-card.masm, 4 clients, --jobs 4, requests/s "
                          f"(median of 3 rounds of 160; {failures} failed)",
                          statistics.median(served), "the same runs in-process, runs/s",
-                         statistics.median(local), "req/s"))
+                         statistics.median(here), "req/s"))
             rows.append((f"POST /api/run p95 latency, 4 clients ({len(served_lat)} requests)",
                          p95(served_lat) * 1000, "one run in-process, p95",
-                         p95(local_lat) * 1000, "ms"))
+                         p95(here_lat) * 1000, "ms"))
         finally:
             server.stop()
     return rows
