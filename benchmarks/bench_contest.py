@@ -70,7 +70,7 @@ def _in_process(tmp: Path) -> list[Row]:
     from moonasm.contest import entrants, schedule
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game, GameOptions
-    from moonasm.game.log import start_logged
+    from moonasm.game.log_write import start_logged
 
     field = _field(tmp / "six", 6)
     valid, _ = entrants.load(entrants.expand([str(field)]), 4)

@@ -39,7 +39,7 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     """One game; `log` 0: unlogged, 2: as `play --log` writes it, 1: a version 1 log (every
     statement). Returns the log's size in characters."""
     from moonasm.game import Game, GameOptions
-    from moonasm.game.log import LogWriter, header, start_logged
+    from moonasm.game.log_write import LogWriter, header, start_logged
 
     options = GameOptions(mode="versus", seed=seed, max_rounds=max_rounds)
     if not log:

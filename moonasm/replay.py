@@ -1,8 +1,8 @@
 """Showing a game log (`moonasm play --log`) turn by turn.
 
-`Replay` turns the events of a `LogReader` (`moonasm.game.log`), streamed, into lines of text:
-the registers as bit lamps under their column values, each player's RAM, power, goals, the
-cooperative queue with its slots, the cards drawn and what the events did, every statement
+`Replay` turns the events of a `LogReader` (`moonasm.game.log_read`), streamed, into lines of
+text: the registers as bit lamps under their column values, each player's RAM, power, goals,
+the cooperative queue with its slots, the cards drawn and what the events did, every statement
 executed, faults with their line, column and statement, goals solved, and the result.
 
 Each log line is read as its typed event (`moonasm.game.events`) and applied to one
@@ -21,7 +21,9 @@ from typing import Any
 from moonasm import isa
 from moonasm.diagnostics import count
 from moonasm.game import events as ev
-from moonasm.game.log import Event, LogReader, Summary, logs_steps
+from moonasm.game.log_read import LogReader, Summary
+from moonasm.game.log_schema import Event
+from moonasm.game.log_verify import logs_steps
 from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, outcome, paint
@@ -68,7 +70,7 @@ class Replay:
 
     def __init__(self, log: LogReader, summary: Summary, options: Options | None = None,
                  events: Iterable[tuple[int, Event]] | None = None):
-        """`events` replaces the log's own (`moonasm.game.log.with_steps`: a log without
+        """`events` replaces the log's own (`moonasm.game.log_verify.with_steps`: a log without
         steps, its statements regenerated)."""
         self.log = log
         self.summary = summary

@@ -18,7 +18,7 @@ from sample_bots import COUNTER_SRC, MIXER_SRC
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, header
+from moonasm.game.log_write import LogWriter, header
 
 HACKY_SRC = """.name "hacky"
       HACK 1
@@ -76,7 +76,7 @@ import hashlib, io, sys
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, header
+from moonasm.game.log_write import LogWriter, header
 srcs = [open(p).read() for p in sys.argv[1:4]]
 configs = [dict(mode="versus", events=True), dict(mode="coop", levels=("hacker",), events=True),
            dict(mode="coop", bits=6, extras="tokens", hackers={1: "logic"})]

@@ -19,7 +19,9 @@ from typing import Any
 import pytest
 
 from moonasm.cli.main import main
-from moonasm.game.log import MAX_BOT_BYTES, LogReader, sha256
+from moonasm.game.log_bots import MAX_BOT_BYTES
+from moonasm.game.log_read import LogReader
+from moonasm.game.log_write import sha256
 from moonasm.replay import Options, Replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -291,7 +293,7 @@ def test_the_header_records_the_deal(tmp_path: Path, capsys: pytest.CaptureFixtu
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game
     from moonasm.game.events import json_sink
-    from moonasm.game.log import options_from_header
+    from moonasm.game.log_write import options_from_header
 
     monkeypatch.chdir(ROOT)
     log = tmp_path / "game.jsonl"

@@ -22,7 +22,7 @@ from moonasm.game import events as ev
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, dumps, header, start_logged
+from moonasm.game.log_write import LogWriter, dumps, header, start_logged
 from moonasm.lang.check import Program
 
 BOTS = Path(__file__).resolve().parent.parent / "examples" / "bots"

@@ -19,7 +19,7 @@ from moonasm.cli.main import main
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
-from moonasm.game.log import LogWriter, dumps, header
+from moonasm.game.log_write import LogWriter, dumps, header
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "examples" / "bots"
@@ -53,7 +53,7 @@ def version_1(log: Path, seats: list[str]) -> Path:
     """The same game as `log` written as version 1 logs were: every statement a "step"."""
     head = json.loads(log.read_text().splitlines()[0])
     head["version"] = 1
-    from moonasm.game.log import options_from_header
+    from moonasm.game.log_write import options_from_header
 
     out = io.StringIO()
     writer = LogWriter(out, head)

@@ -1,7 +1,7 @@
 """`moonasm replay`: reading game logs, showing them, refusing malformed ones.
 
-The first half works from hand-written logs in the format of moonasm/game/log.py; the second
-plays real games with the example bots and replays their logs.
+The first half works from hand-written logs in the format moonasm/game/log_write.py writes; the
+second plays real games with the example bots and replays their logs.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from moonasm.cli.main import main
-from moonasm.game.log import LogError, LogReader
+from moonasm.game.log_read import LogReader
+from moonasm.game.log_schema import LogError
 from moonasm.replay import Options, Replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -539,7 +540,7 @@ LOOPERS = {
 
 
 def _show(log: Path, sources: dict[int, bytes], runner: Any) -> list[str]:
-    from moonasm.game.log import with_steps
+    from moonasm.game.log_verify import with_steps
 
     with log.open("rb") as f:
         reader = LogReader(f)

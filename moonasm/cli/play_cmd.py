@@ -92,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
     log_file = None
     writer = None
     if args.log:
-        from moonasm.game.log import start_logged
+        from moonasm.game.log_write import start_logged
 
         try:
             log_file = open(args.log, "w", encoding="ascii", newline="\n")  # noqa: SIM115

@@ -54,7 +54,7 @@ def game_log(options: GameOptions, record: GameRecord, bots: Mapping[str, Entran
     the directory `cwd` (default the current one) holding the bots as `bot_files` names them,
     with the contest's options."""
     from moonasm.contest.runner import program_of
-    from moonasm.game.log import start_logged
+    from moonasm.game.log_write import start_logged
 
     opts = dataclasses.replace(options, seed=record.seed)
     players = [{"seat": seat, "name": bots[key].name, "file": file,

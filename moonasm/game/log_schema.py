@@ -1,0 +1,305 @@
+"""What a valid game log is, checked in one place: the header must describe a game `moonasm
+play` can play (the engine's own option checks, and at most `MAX_STEPS` steps a turn), and
+each event must match the format the engine writes (keys may be added to an event, none may be
+missing or of the wrong type or range) in the order a game has. A log is input from anywhere;
+any problem is a `LogError` naming the line, so a replay never starts on a log it cannot
+finish showing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from typing import Any
+
+from moonasm.game import options as game_options
+from moonasm.game.cards import EVENT_NAMES
+from moonasm.game.engine import GameOptions
+from moonasm.game.log_write import FORMAT, VERSION, options_from_header
+from moonasm.status import FAULT_KINDS
+
+# The format versions this moonasm reads: version 1 logged every statement.
+READABLE = (1, 2)
+# The steps a bot may take in a turn (spec §3.1): the engine's default, which every game
+# `moonasm play` writes; a log may ask for fewer, never more.
+MAX_STEPS = GameOptions.max_steps
+
+# An event as a log line holds it: its JSON object.
+Event = dict[str, Any]
+
+
+class LogError(Exception):
+    """A log that is not a valid game log. `line` is 1-based (None: the file as a whole)."""
+
+    def __init__(self, line: int | None, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+# -- value checks ------------------------------------------------------------------------------
+
+Check = Callable[[Any], bool]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return (_is_int(v) or isinstance(v, float) and math.isfinite(v)) and v >= 0
+
+
+def _opt(check: Check) -> Check:
+    return lambda v: v is None or check(v)
+
+
+def _list(check: Check) -> Check:
+    return lambda v: isinstance(v, list) and all(check(x) for x in v)
+
+
+def _obj(keys: dict[str, Check]) -> Check:
+    return lambda v: isinstance(v, dict) and all(k in v and c(v[k]) for k, c in keys.items())
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_bool(v: Any) -> bool:
+    return isinstance(v, bool)
+
+
+def is_value(v: Any) -> bool:
+    return _is_int(v) and v >= 0
+
+
+def _is_positive(v: Any) -> bool:
+    return _is_int(v) and v >= 1
+
+
+def _is_registers(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(is_value(x) for x in v)
+
+
+def _is_ram(v: Any) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and is_value(x) for k, x in v.items())
+
+
+def _is_card_value(v: Any) -> bool:
+    return _is_int(v) and 0 <= v <= 15
+
+
+def _is_event_name(v: Any) -> bool:
+    return v in EVENT_NAMES
+
+
+# Every card as a header's "deck" names it.
+_CARDS = (*(str(v) for v in range(16)), "BUG", "BUG", *EVENT_NAMES)
+
+# The names an ERROR card can disable ("ERROR ROL" disables "ROL").
+_DISABLEABLE = tuple(n.split(" ", 1)[1] for n in EVENT_NAMES if n.startswith("ERROR "))
+
+
+def _is_disabled(v: Any) -> bool:
+    return v in _DISABLEABLE
+
+
+def _is_fault_kind(v: Any) -> bool:
+    return v in FAULT_KINDS
+
+
+def _is_sha256(v: Any) -> bool:
+    return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+
+
+def _is_file_name(v: Any) -> bool:
+    return isinstance(v, str) and v != "" and "\0" not in v
+
+
+# What each kind of check means, for messages.
+_WHAT: dict[Check, str] = {
+    _is_int: "a whole number", is_value: "a whole number from 0", _is_str: "a string",
+    _is_bool: "true or false", _is_registers: "a list of 4 register values",
+    _is_ram: "an object of RAM values by seat", _is_num: "a number from 0",
+    _is_positive: "a whole number from 1", _is_card_value: "a card value 0-15",
+    _is_event_name: "the name of an event card", _is_fault_kind: "a fault kind",
+    _is_sha256: "a sha256 in hexadecimal (64 lowercase digits)",
+    _is_file_name: "a file name (not empty, no NUL)",
+}
+
+HEADER_KEYS: dict[str, Check] = {
+    "format": _is_str, "version": _is_int, "seed": is_value,
+    "config": lambda v: isinstance(v, dict), "players": lambda v: isinstance(v, list)}
+CONFIG_KEYS: dict[str, Check] = {
+    "mode": _is_str, "bits": _is_int, "levels": _list(_is_str),
+    "hackers": lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_str(x)
+                                                     for k, x in v.items()),
+    "events": _is_bool, "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
+PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_file_name,
+                                 "sha256": _is_sha256}
+
+EVENTS: dict[str, dict[str, Check]] = {
+    "setup": {"registers": _is_registers, "deck": is_value, "pending": _list(_opt(is_value)),
+              "bugs": is_value},
+    "draw": {"seat": _opt(_is_int), "card": lambda v: v in ("goal", "bug", "event"),
+             "value": _opt(_is_card_value), "name": _opt(_is_event_name)},
+    "event": {"name": _is_event_name, "registers": _is_registers,
+              "disabled": _list(_is_disabled)},
+    "turn": {"round": _is_positive, "seat": _is_int, "power": _opt(_is_num),
+             "goal": _opt(is_value), "registers": _is_registers, "ram": _is_ram},
+    "skip": {"round": _is_positive, "seat": _is_int, "reason": _is_str},
+    "step": {"seat": _is_int, "line": _is_positive, "statement": _is_str, "cost": _is_num,
+             "power": _opt(_is_num), "registers": _is_registers, "ram": _is_ram},
+    "solved": {"seat": _is_int, "goal": is_value, "score": is_value},
+    "fault": {"seat": _is_int, "kind": _is_fault_kind, "message": _is_str,
+              "line": _opt(_is_positive), "column": _opt(_is_positive)},
+    "hack": {"seat": _is_int, "target": _is_int, "goal": is_value},
+    "end_turn": {"seat": _is_int, "steps": is_value},
+    "round_end": {"round": _is_positive,
+                  "pending": _list(_obj({"goal": _opt(is_value), "slot": _is_positive})),
+                  "bugs": is_value},
+    "result": {"result": lambda v: v in ("won", "lost", "finished"), "rounds": is_value,
+               "winners": _list(_is_int),
+               "players": _list(_obj({"seat": _is_int, "name": _is_str,
+                                      "solved": is_value, "faults": is_value}))},
+}
+
+# Keys holding a value of the game's width, by event.
+_WIDE_VALUES: dict[str, tuple[str, ...]] = {
+    "turn": ("goal",), "solved": ("goal",), "hack": ("goal",)}
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: int) -> None:
+    for key, check in keys.items():
+        if key not in obj:
+            raise LogError(line, f"{where} has no \"{key}\"")
+        if not check(obj[key]):
+            what = _WHAT.get(check)
+            raise LogError(line, f"{where}: \"{key}\" is {_shown(obj[key])}"
+                           + (f", not {what}" if what else ", which is not valid here"))
+
+
+def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
+    """`obj` if it is the header of a game `moonasm play` could have played, else LogError."""
+    if not isinstance(obj, dict):
+        raise LogError(line, f"expected a JSON object, found {type(obj).__name__}")
+    if obj.get("format") != FORMAT:
+        if "event" in obj:
+            raise LogError(line, "the log starts with an event, not with its header line "
+                           f"(\"format\": \"{FORMAT}\")")
+        raise LogError(line, f"not a MOON game log: the header's \"format\" should be "
+                       f"\"{FORMAT}\"")
+    _check_keys(obj, HEADER_KEYS, "the header", line)
+    if obj["version"] not in READABLE:
+        newer = " (written by a newer moonasm?)" if obj["version"] > VERSION else ""
+        raise LogError(line, f"log format version {obj['version']}{newer}; this moonasm "
+                       f"reads versions {READABLE[0]}-{READABLE[-1]}")
+    if "cwd" in obj and not _is_file_name(obj["cwd"]):
+        raise LogError(line, f"the header: \"cwd\" is {_shown(obj['cwd'])}, not a directory "
+                       "name (not empty, no NUL)")
+    if "deck" in obj and not (isinstance(obj["deck"], list) and len(obj["deck"]) <= len(_CARDS)
+                              and all(card in _CARDS for card in obj["deck"])):
+        raise LogError(line, f"the header: \"deck\" is {_shown(obj['deck'])}, not a list of "
+                       "cards (\"5\", \"BUG\", \"RESET A\", ...)")
+    config = obj["config"]
+    _check_keys(config, CONFIG_KEYS, "the header's \"config\"", line)
+    players = obj["players"]
+    if not 1 <= len(players) <= 4:
+        raise LogError(line, f"the header lists {len(players)} players; a game has 1-4")
+    for i, player in enumerate(players, 1):
+        if not isinstance(player, dict):
+            raise LogError(line, f"the header's player {i} is not an object")
+        _check_keys(player, PLAYER_KEYS, f"the header's player {i}", line)
+        if player["seat"] != i:
+            raise LogError(line, f"the header's player {i} has seat {player['seat']}")
+    if len(config["levels"]) != len(players):
+        raise LogError(line, f"the header's \"config\" gives {len(config['levels'])} levels "
+                       f"for {len(players)} players (a log names each seat's level)")
+    for seat in config["hackers"]:
+        if not (seat.isascii() and seat.isdigit()):
+            raise LogError(line, f"the header's \"config\": hacker seat {_shown(seat)} is not "
+                           "a seat number")
+    if config["max_steps"] > MAX_STEPS:
+        raise LogError(line, f"the header's \"config\": \"max_steps\" is {config['max_steps']}"
+                       f"; a game allows at most {MAX_STEPS:,} steps a turn")
+    try:
+        options_from_header(obj)
+    except game_options.OptionError as e:
+        raise LogError(line, "the header's \"config\" is not a game moonasm plays: "
+                       + e.message) from None
+    return obj
+
+
+class EventChecker:
+    """Validates events in order: each against its kind's keys, the game's seats and width,
+    and the order a game has (rounds counted from 1, nothing after the result)."""
+
+    def __init__(self, head: dict[str, Any]):
+        self.players = len(head["players"])
+        self.bits: int = head["config"]["bits"]
+        self.mask = (1 << self.bits) - 1
+        self.seats = [str(s) for s in range(1, self.players + 1)]
+        self.round = 1
+        self.turns = 0
+        self.played = 0  # the last round with a turn or a skip
+        self.result: Event | None = None
+
+    def check(self, obj: Any, line: int) -> Event:
+        if not isinstance(obj, dict):
+            raise LogError(line, f"expected a JSON object, found {type(obj).__name__}")
+        if self.result is not None:
+            raise LogError(line, "an event after the game's result")
+        kind = obj.get("event")
+        if kind is None:
+            if obj.get("format") == FORMAT:
+                raise LogError(line, "a second header line")
+            raise LogError(line, "an object without \"event\": not a game log event")
+        if not isinstance(kind, str):
+            raise LogError(line, "\"event\" should be a string")
+        keys = EVENTS.get(kind)
+        if keys is None:
+            return obj  # an event this replay does not know: shown as it is (forward compatible)
+        where = f"the \"{kind}\" event"
+        _check_keys(obj, keys, where, line)
+        for key in ("seat", "target"):
+            seat = obj.get(key)
+            if isinstance(seat, int) and not 1 <= seat <= self.players:
+                raise LogError(line, f"{where} names seat {seat}, but the game has "
+                               f"{self.players} player{'s' if self.players != 1 else ''}")
+        if "registers" in keys and any(v > self.mask for v in obj["registers"]):
+            raise LogError(line, f"{where} has a register value wider than the game's "
+                           f"{self.bits} bits")
+        if "ram" in keys:
+            ram = obj["ram"]
+            if sorted(ram) != self.seats:
+                raise LogError(line, f"{where}: \"ram\" should have one value for each seat "
+                               f"({', '.join(self.seats)}), not {_shown(sorted(ram))}")
+            if any(v > self.mask for v in ram.values()):
+                raise LogError(line, f"{where} has a RAM value wider than the game's "
+                               f"{self.bits} bits")
+        for key in _WIDE_VALUES.get(kind, ()):
+            if _is_int(obj[key]) and obj[key] > self.mask:
+                raise LogError(line, f"{where}: \"{key}\" {obj[key]} is wider than the "
+                               f"game's {self.bits} bits")
+        if kind in ("turn", "skip", "round_end"):
+            if obj["round"] != self.round:
+                raise LogError(line, f"{where} is in round {obj['round']}, but the game is "
+                               f"in round {self.round}")
+            if kind == "round_end":
+                self.round += 1
+            else:
+                self.played = self.round
+                self.turns += kind == "turn"
+        elif kind == "result":
+            self.result = obj
+        return obj
