@@ -85,4 +85,12 @@
     }
   });
   source.addEventListener("game", (e) => addGame(JSON.parse(e.data)));
+  // Once connected (and after every reconnection), catch up with what changed between the
+  // page's rendering and the stream's start: those events were never sent to this page.
+  source.addEventListener("open", () => {
+    const hills = new Set();
+    tables.forEach((t) => hills.add(t.dataset.hill));
+    counts.forEach((c) => hills.add(c.dataset.hill));
+    hills.forEach((hill) => refreshStandings(hill));
+  });
 })();
