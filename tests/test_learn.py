@@ -14,11 +14,12 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from test_solve import run_answer
 
-from moonasm.learn import Progress, lessons
+from moonasm.learn import Progress
 from moonasm.learn.session import LearnSession
 from moonasm.repl.app import interactive
 from moonasm.repl.reply import FAULT, INVALID
 from moonasm.solve import Problem, solve
+from moonasm.solve.puzzles import lessons
 
 LESSONS = lessons()
 

@@ -335,8 +335,9 @@ def test_help_commands_lists_the_registry_in_order(s: Sandbox) -> None:
 
 
 def test_a_lesson_s_commands_belong_to_lessons_only(s: Sandbox, tmp_path: Path) -> None:
-    from moonasm.learn import Progress, lessons
+    from moonasm.learn import Progress
     from moonasm.learn.session import LearnSession
+    from moonasm.solve.puzzles import lessons
 
     lesson = LearnSession(lessons(), Progress.load(tmp_path / "learn.json"), render.DIGITS)
     assert lesson.feed(":next").ok and lesson.index == 1

@@ -30,9 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.cli.common import fail_usage
-    from moonasm.learn import Progress, lessons, state_path
+    from moonasm.learn import Progress, state_path
     from moonasm.learn.session import LearnSession
     from moonasm.repl import render as rd
+    from moonasm.solve.puzzles import lessons
 
     path = state_path()
     if args.reset:

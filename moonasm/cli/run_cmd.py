@@ -263,13 +263,9 @@ def _run(args: argparse.Namespace, program: Program, situation: Situation) -> in
         diag = Diagnostic(fault.kind, fault.message, span)
         print_diagnostics(args.file, program.lines, [diag], prefix=f"{fault.kind} fault: ")
     if args.json:
-        error = None if fault is None or span is None else {
-            "kind": fault.kind, "message": fault.message, "line": span.line,
-            "column": span.column}
-        from moonasm.vm.outcome import run_json
+        from moonasm.vm.outcome import script_json
 
-        print_json(run_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
-                         error=error, left=m.power))
+        print_json(script_json(res, config))
     else:
         color = use_color(sys.stdout)
         print(render.registers(m, color))

@@ -12,10 +12,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from moonasm.solve.puzzles import Lesson, lessons, parse_lesson
-
-__all__ = ["Lesson", "Progress", "lessons", "parse_lesson", "state_path"]
-
 
 def state_path() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")

@@ -11,12 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from moonasm.learn import Lesson, Progress
+from moonasm.learn import Progress
 from moonasm.repl import render as rd
 from moonasm.repl.commands import command
 from moonasm.repl.render import Fragments, Glyphs
 from moonasm.repl.reply import FAULT, INVALID, Reply, Source
 from moonasm.repl.sandbox import Sandbox
+from moonasm.solve.puzzles import Lesson
 
 if TYPE_CHECKING:
     from moonasm.repl.session import BaseSession

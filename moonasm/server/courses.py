@@ -34,7 +34,7 @@ from moonasm.server.config import Course
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person
 from moonasm.server.site import Site, site_of
-from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope, as_json, score
+from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope, as_json, total
 from moonasm.solve.puzzles import Lesson
 
 ANSWER_LIMIT = 64 * 1024
@@ -132,7 +132,7 @@ async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
                                 "message": "an answer may not hold directives"}])
     from moonasm.solve.grading import grade_answer
 
-    grade = await site.runs.call(grade_answer, lesson.source, source, ANSWER_FILE)
+    grade = await site.runs.call(grade_answer, lesson.config, source, ANSWER_FILE)
     halves = grade.pop("power_halves")
     with site.db.write() as c:
         c.execute("INSERT INTO answers (course, puzzle, student, source, grade, reached, "
@@ -311,8 +311,7 @@ async def grades_page(request: Request) -> Response:
     columns, rows = gradebook(site, course)
     charts = {p.slug: draw_histogram(histogram(site, course, p, None, shown_at=1))
               for p in course.lessons}
-    totals = [round(sum(score(c, p) for c, p in zip(cells, columns, strict=True)), 2)
-              for _, cells in rows]
+    totals = [total(cells, columns) for _, cells in rows]
     return site.page(request, "grades.html", course=course, columns=columns, rows=rows,
                      totals=totals, charts=charts, halves_number=halves_number)
 

@@ -227,11 +227,17 @@ def set_cookies(request: Request, response: Response) -> Response:
     return response
 
 
+def _own_token(request: Request, sent: Any) -> bool:
+    """Is `sent` the visitor's own CSRF token (compared in constant time, as bytes: a sent
+    value may hold any character)?"""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    return bool(cookie) and isinstance(sent, str) and hmac.compare_digest(
+        cookie.encode(), sent.encode("utf-8", "surrogatepass"))
+
+
 def check_form(request: Request, form: Any) -> None:
     """403 unless the form carries the visitor's own CSRF token."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    sent = form.get("csrf", "")
-    if not cookie or not isinstance(sent, str) or not hmac.compare_digest(cookie, sent):
+    if not _own_token(request, form.get("csrf", "")):
         raise ApiError(403, "this form was not sent from this site's page (reload the page "
                             "and send it again)")
 
@@ -239,11 +245,15 @@ def check_form(request: Request, form: Any) -> None:
 def check_header(request: Request) -> None:
     """403 unless a page's script sent the visitor's own CSRF token in `X-CSRF-Token` (the
     page carries it; another site can neither read it nor send the header cross-site)."""
-    cookie = request.cookies.get(CSRF_COOKIE, "")
-    sent = request.headers.get("x-csrf-token", "")
-    if not cookie or not hmac.compare_digest(cookie.encode(), sent.encode()):
+    if not _own_token(request, request.headers.get("x-csrf-token", "")):
         raise ApiError(403, "this request was not sent from this site's page (reload the "
                             "page and send it again)")
+
+
+def client_key(request: Request) -> str:
+    """Who a rate limit counts when no one signed in: the client's address (behind
+    `--proxy`, the address the proxy forwarded)."""
+    return f"address:{request.client.host if request.client else '?'}"
 
 
 # -- rates -----------------------------------------------------------------------------------

@@ -244,8 +244,7 @@ async def signin_post(request: Request) -> Response:
         guard.check_form(request, form)
         token = form.get("token")
         target = _next(request, form.get("next"))
-    client = request.client.host if request.client else "?"
-    site.rates.hit("signin", f"client:{client}")
+    site.rates.hit("signin", guard.client_key(request))
     person = people.find(site.db, token) if isinstance(token, str) else None
     if person is None:
         return site.page(request, "signin.html", 401, next=target,

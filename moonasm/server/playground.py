@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from moonasm.server.guard import ApiError, JSONResponse, json_body
+from moonasm.server.guard import ApiError, JSONResponse, client_key, json_body
 from moonasm.server.site import Site, site_of
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
@@ -29,10 +29,6 @@ SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
 CHECKS_WAITING = 16  # checks that may wait for a worker (each takes milliseconds)
-
-
-def client_of(request: Request) -> str:
-    return f"address:{request.client.host if request.client else '?'}"
 
 
 async def source_of(request: Request) -> str:
@@ -52,7 +48,7 @@ async def post_check(request: Request) -> Response:
     from moonasm.vm.outcome import diagnostics_of
 
     site = site_of(request)
-    site.rates.hit("check", client_of(request))
+    site.rates.hit("check", client_key(request))
     source = await source_of(request)
     diagnostics = await site.runs.call(diagnostics_of, source, PLAYGROUND_FILE,
                                        waiting=CHECKS_WAITING)
@@ -63,7 +59,7 @@ async def post_run(request: Request) -> Response:
     from moonasm.vm.outcome import limited_run
 
     site = site_of(request)
-    site.rates.hit("run", client_of(request))
+    site.rates.hit("run", client_key(request))
     source = await source_of(request)
     result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS, MAX_TRACE,
                                   RUN_SECONDS)
@@ -95,7 +91,7 @@ def shared(site: Site, ident: str) -> str:
 async def post_program(request: Request) -> Response:
     site = site_of(request)
     source = await source_of(request)
-    site.rates.hit("share", client_of(request))
+    site.rates.hit("share", client_key(request))
     return JSONResponse({"id": share(site, source)}, status_code=201)
 
 

@@ -4,6 +4,7 @@ place)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,8 +57,6 @@ class Site:
 
     def standings_body(self, hill: Hill) -> bytes:
         """`GET /api/hills/KEY/standings` as bytes, serialised once a fit and a game count."""
-        import json
-
         state = self.ladder.hills[hill.key]
         rows, games = state.rows, state.games
         cached = self._standings.get(hill.key)

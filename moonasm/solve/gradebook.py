@@ -48,6 +48,11 @@ def score(cell: Cell | None, puzzle: PuzzleColumn) -> float:
     return round(best / cell.power, 2)
 
 
+def total(cells: Sequence[Cell | None], puzzles: Sequence[PuzzleColumn]) -> float:
+    """A student's score over the course: the sum of the puzzles' scores, to 2 places."""
+    return round(sum(score(c, p) for c, p in zip(cells, puzzles, strict=True)), 2)
+
+
 def safe_cell(text: str) -> str:
     """A CSV cell a spreadsheet shows as text: a leading `'` before a formula character."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
@@ -62,7 +67,7 @@ def as_json(course: str, puzzles: Sequence[PuzzleColumn],
         "students": [{
             "name": name,
             "solved": sum(1 for c in cells if c is not None and c.reached),
-            "score": round(sum(score(c, p) for c, p in zip(cells, puzzles, strict=True)), 2),
+            "score": total(cells, puzzles),
             "puzzles": [{"name": p.name, "reached": bool(c and c.reached),
                          "power": halves_number(c.power) if c and c.reached else None,
                          "attempts": c.attempts if c else 0, "score": score(c, p)}
@@ -112,13 +117,13 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None]) 
         tests.append({"name": p.title, "number": p.name, "score": score(c, p),
                       "max_score": 1, "output": output, "visibility": "visible"})
     solved = [c for c in cells if c is not None and c.reached and c.power is not None]
-    total = sum(c.power for c in solved if c.power is not None)
+    spent = sum(c.power for c in solved if c.power is not None)
     return {
-        "score": round(sum(t["score"] for t in tests), 2),  # type: ignore[misc]
+        "score": total(cells, puzzles),
         "tests": tests,
         "leaderboard": [
             {"name": "solved", "value": len(solved), "order": "desc"},
-            {"name": "total power", "value": halves_number(total), "order": "asc"},
+            {"name": "total power", "value": halves_number(spent), "order": "asc"},
         ],
         "visibility": "visible",
     }

@@ -149,12 +149,8 @@ def attempt_json(a: Attempt, file: str) -> dict[str, object]:
             "operations": a.operations, "fault": fault, "diagnostics": diagnostics}
 
 
-def grade_answer(puzzle_source: str, answer: str, file: str) -> dict[str, object]:
-    """A worker's task: the answer to a puzzle (given as its source) graded, as JSON, with
-    `power_halves` for the store."""
-    from moonasm.lang.check import check_source
-
-    result = check_source(puzzle_source)
-    assert result.program is not None, "a course's puzzles are checked when it loads"
-    a = attempt(result.program.config, answer)
+def grade_answer(puzzle: Config, answer: str, file: str) -> dict[str, object]:
+    """A worker's task: the answer to a puzzle graded, as JSON, with `power_halves` for the
+    store."""
+    a = attempt(puzzle, answer)
     return {**attempt_json(a, file), "power_halves": a.power}

@@ -68,8 +68,6 @@ def lessons() -> list[Lesson]:
     return [parse_lesson(f.name[:-5], f.read_text(encoding="utf-8")) for f in files]
 
 
-
-
 def folder_puzzles(folder: Path) -> list[Lesson]:
     """The puzzles of a teacher's folder (`*.masm`, each with a `.goal` and a `.par`), in
     file-name order; ValueError names the first file that is not one."""

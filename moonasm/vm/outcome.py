@@ -5,11 +5,15 @@ command line and the server say the same thing about the same run."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moonasm import isa
 from moonasm.lang.check import Config
 from moonasm.vm.machine import Machine
+
+if TYPE_CHECKING:
+    from moonasm.lang.check import CheckResult
+    from moonasm.vm.script import ScriptResult
 
 JsonObject = dict[str, Any]
 
@@ -33,6 +37,17 @@ def run_json(m: Machine, config: Config, *, ok: bool, reached: bool, steps: int,
     }
 
 
+def script_json(result: ScriptResult, config: Config) -> JsonObject:
+    """`run --json`'s object of a script that ran: its machine, and the fault that stopped it
+    (at its operand) as `error`."""
+    m, fault = result.machine, result.fault
+    span = None if fault is None else fault.span
+    error = None if fault is None or span is None else {
+        "kind": fault.kind, "message": fault.message, "line": span.line, "column": span.column}
+    return run_json(m, config, ok=fault is None, reached=result.reached, steps=result.steps,
+                    error=error, left=m.power)
+
+
 def static_json(config: Config, diagnostics: list[JsonObject]) -> JsonObject:
     """The JSON of a program that never ran: the machine as its directives set it up."""
     # values that do not fit are among the errors; they never reached the machine
@@ -50,15 +65,9 @@ def traced_run(source: str, file: str, *, max_steps: int, max_trace: int) -> Jso
     says otherwise), and keep each statement it runs, up to `max_trace` of them: `line`,
     `statement`, `cost` and `left` (power, as JSON numbers), `registers` and `ram` after it.
     `truncated` says whether statements ran beyond the trace."""
-    from moonasm.lang.check import check
-    from moonasm.lang.directives import SPECS
-    from moonasm.lang.document import is_bot
-    from moonasm.lang.parse import parse
     from moonasm.vm.script import run_script
 
-    parsed = parse(source)
-    bot = is_bot(parsed)
-    result = check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
+    result = _checked(source)
     if result.program is None:
         out = static_json(result.config or Config(), [d.to_json(file) for d in result.errors])
         return {**out, "trace": [], "truncated": False}
@@ -77,13 +86,8 @@ def traced_run(source: str, file: str, *, max_steps: int, max_trace: int) -> Jso
                       "registers": dict(zip(isa.REGISTERS, m.regs, strict=True)),
                       "ram": {str(p): m.ram[p] for p in range(1, config.players + 1)}})
 
-    res = run_script(program, max_steps=max_steps, trace=keep)
-    fault, m = res.fault, res.machine
-    span = None if fault is None else fault.span
-    error = None if fault is None or span is None else {
-        "kind": fault.kind, "message": fault.message, "line": span.line, "column": span.column}
-    return {**run_json(m, config, ok=fault is None, reached=res.reached, steps=res.steps,
-                       error=error, left=m.power),
+    ran = run_script(program, max_steps=max_steps, trace=keep)
+    return {**script_json(ran, config),
             "diagnostics": [d.to_json(file) for d in result.warnings],
             "trace": trace, "truncated": truncated}
 
@@ -120,6 +124,14 @@ def diagnostics_of(source: str, file: str) -> list[JsonObject]:
     """The checker's errors, else its warnings, as `check --json` gives them — for a
     program or a bot (a bot on the game's 4 bits unless it says otherwise), as `run` checks
     it."""
+    result = _checked(source)
+    shown = result.errors if result.program is None else result.warnings
+    return [d.to_json(file) for d in shown]
+
+
+def _checked(source: str) -> CheckResult:
+    """`source` checked as `run` checks a file: a bot on the game's 4 bits unless it says
+    otherwise."""
     from moonasm.lang.check import check
     from moonasm.lang.directives import SPECS
     from moonasm.lang.document import is_bot
@@ -127,6 +139,4 @@ def diagnostics_of(source: str, file: str) -> list[JsonObject]:
 
     parsed = parse(source)
     bot = is_bot(parsed)
-    result = check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
-    shown = result.errors if result.program is None else result.warnings
-    return [d.to_json(file) for d in shown]
+    return check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
