@@ -75,7 +75,8 @@ def _sign_in(driver: Any, server: Server, token: str, then: str) -> None:
     driver.get(server.url + "/signin?next=" + then)
     driver.find_element(By.NAME, "token").send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-    wait_for(lambda: driver.current_url.endswith(then))
+    wait_for(lambda: driver.current_url.endswith(then)
+             and driver.execute_script("return document.readyState") == "complete")
 
 
 def test_a_typo_is_shown_under_its_line_then_fixed_run_and_stepped(school) -> None:  # type: ignore[no-untyped-def]

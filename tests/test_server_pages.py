@@ -70,7 +70,8 @@ def test_submit_form_shows_diagnostics_then_accepts(site) -> None:  # type: igno
         driver.find_element(By.NAME, "token").send_keys(site["<b>eve</b>"])
         driver.find_element(By.NAME, "source").send_keys('.name "eve"\nMOV A, RAM1\nINCC A\n')
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        shown = driver.find_element(By.CSS_SELECTOR, ".diagnostics").text
+        # the form's answer is a new page: wait for it (a busy machine may take a while)
+        shown = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".diagnostics"))[0].text
         assert "3:1" in shown and "INCC" in shown and "^" in shown, shown
         screenshot(driver, "submit-refused-wide")
         # the name is text, never markup; the source typed is kept for fixing
@@ -81,7 +82,7 @@ def test_submit_form_shows_diagnostics_then_accepts(site) -> None:  # type: igno
         area.send_keys('.name "eve"\nMOV A, RAM1\nINC A\n')
         driver.find_element(By.NAME, "token").send_keys(site["<b>eve</b>"])
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
-        accepted = driver.find_element(By.CSS_SELECTOR, "p.ok").text
+        accepted = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "p.ok"))[0].text
         assert re.search(r"Accepted: eve v1 \(bot \d+\)", accepted), accepted
         # the refused bot's page came with 422, as the API's answer does; nothing else went wrong
         assert [e["message"].split(" - ")[1] for e in errors(driver)] == \
