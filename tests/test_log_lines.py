@@ -22,6 +22,7 @@ from moonasm.game import events as ev
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.events import json_sink
+from moonasm.game.log_schema import EVENTS, EventChecker, LogError
 from moonasm.game.log_write import LogWriter, dumps, header, start_logged
 from moonasm.lang.check import Program
 
@@ -89,7 +90,9 @@ def test_every_line_of_a_game_is_its_events_json(
 
 def test_the_games_cover_every_kind_of_event() -> None:
     """The programs above reach every event the engine writes (so the property test sees
-    them all): faults of several kinds, hacks, event cards, skips, multi-card solves."""
+    them all): faults of several kinds, hacks, event cards, skips, multi-card solves. Each
+    line is one the log checker accepts, and reads back as the event that wrote it (the
+    three are derived from the same fields)."""
     seen: set[str] = set()
     kinds: set[str] = set()
     for mode, bits in (("versus", 4), ("coop", 8), ("versus", 6), ("coop", 5)):
@@ -101,8 +104,11 @@ def test_the_games_cover_every_kind_of_event() -> None:
             played: list[ev.AnyEvent] = []
             Game(options, seats, played.append, steps=True).play(
                 [PROGRAMS[s] for s in seats])
-            for event in played:
+            checker = EventChecker({"players": seats, "config": {"bits": bits}})
+            for number, event in enumerate(played, 2):
                 assert event.to_line() == encoded(event)
+                obj = json.loads(event.to_line())
+                assert ev.from_json(checker.check(obj, number)) == event
                 seen.add(event.EVENT)
                 if isinstance(event, ev.Fault):
                     kinds.add(event.kind)
@@ -235,3 +241,27 @@ def test_events_stay_frozen_dataclasses_with_their_own_signature(cls: type) -> N
             [f.default for f in fields[len(required):]]
     with pytest.raises(TypeError):
         cls(*values, 0)
+
+
+def test_a_log_line_is_checked_against_the_fields_of_its_event() -> None:
+    """The keys a line must hold are its event's required fields, in order, and a wrong
+    value is named with what its field's codec holds; keys a newer log added are ignored."""
+    assert list(EVENTS["turn"]) == [f.name for f in dataclasses.fields(ev.Turn)]
+    assert list(EVENTS["draw"]) == ["seat", "card", "value", "name"]  # "to" may be absent
+    assert set(EVENTS) == set(ev.EVENT_TYPES)
+    checker = EventChecker({"players": ["a", "b"], "config": {"bits": 4}})
+    good = ev.Hack(1, 2, 9).to_json()
+    assert checker.check({**good, "later": [1]}, 5)["goal"] == 9
+    for bad, message in [
+            ({"goal": -1}, 'line 7: the "hack" event: "goal" is -1, not a whole number from 0'),
+            ({"goal": 16}, 'line 7: the "hack" event: "goal" 16 is wider than the game\'s '
+                           "4 bits"),
+            ({"target": 3}, 'line 7: the "hack" event names seat 3, but the game has 2 '
+                            "players"),
+            ({"seat": "1"}, 'line 7: the "hack" event: "seat" is "1", not a whole number')]:
+        with pytest.raises(LogError) as caught:
+            checker.check({**good, **bad}, 7)
+        assert str(caught.value) == message
+    with pytest.raises(LogError, match='the "turn" event has no "ram"'):
+        checker.check({k: v for k, v in ev.Turn(1, 1, 4, 3, (0, 0, 0, 0), (0, 0)).to_json()
+                       .items() if k != "ram"}, 8)

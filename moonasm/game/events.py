@@ -6,17 +6,18 @@ the table after each one; the tests build them to say what they expect. Every vi
 (replay, the REPL, a contest report) reads the same stream, the way `dis.get_instructions()`
 gives every view of CPython bytecode one `Instruction` stream.
 
-JSON lives here and nowhere else: `event.to_json()` gives the object one line of a game log
-holds (keys in a fixed order, so the same game always gives the same bytes), and
-`from_json(obj)` gives the event back (`Unknown` for an event name this moonasm does not know,
-so a newer log can still be shown). The JSON is the log format `version` 1 byte for byte.
-`event.to_line()` is that object already written as its log line, `json.dumps(event.to_json(),
-ensure_ascii=True, separators=(",", ":"))` byte for byte (a property test plays many games to
-check it), formatted directly: building the object and encoding it was most of what logging a
-game cost (issue 8).
+Each event declares its fields once, with how each is written (`wire(codec)`, the codecs of
+`moonasm.game.event_codecs`); everything else is derived from that list: `event.to_json()`
+(the object one log line holds, keys in field order, so the same game always gives the same
+bytes), `event.to_line()` (that object already written as its line: `json.dumps(
+event.to_json(), ensure_ascii=True, separators=(",", ":"))` byte for byte, formatted in one
+`%` operation — building the object and encoding it was most of what logging a game cost),
+`Cls.from_json(obj)` and `from_json(obj)` (the event back; `Unknown` for an event name this
+moonasm does not know, so a newer log can still be shown), and `SCHEMA`, the keys and checks
+`moonasm.game.log_schema` holds a log's lines to. The JSON is the log format's, byte for byte.
 
-Values are typed the way the engine holds them: registers as a tuple of four ints, RAM as a
-tuple of each seat's module in seat order (JSON: an object keyed by seat), power and cost in
+Values are typed the way the engine holds them: registers as a tuple of the four ints, RAM as
+a tuple of each seat's module in seat order (JSON: an object keyed by seat), power and cost in
 halves (JSON: the number the rulebook shows, 1.5 for 3 halves; `None` is unlimited power).
 
 Events in the order a game emits them: `Draw`/`CardEvent` (setup), `Setup`; then per turn
@@ -27,343 +28,148 @@ seat; `Result` once, last.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from json.encoder import encode_basestring_ascii as _quoted
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from moonasm.isa import REGISTERS, halves_number
+from moonasm.game import event_codecs as c
+from moonasm.game.cards import EVENT_NAMES
+from moonasm.game.event_codecs import Wired, derive, record, wire
+from moonasm.status import FAULT_KINDS
 
 if TYPE_CHECKING:
     from moonasm.vm.machine import Fault as MachineFault
 
 Json = dict[str, Any]
-Registers = tuple[int, ...]
+Registers = tuple[int, ...]  # the machine's four registers, A to D
 
 
-def _halves(number: float | None) -> int | None:
-    """A JSON power amount back in halves (None stays unlimited)."""
-    return None if number is None else round(number * 2)
-
-
-def _is_count(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
-
-
-def _counts(v: Any, allow_none: bool = False) -> tuple[Any, ...] | None:
-    """An optional key's list of whole numbers from 0 (None: absent, or not such a list)."""
-    if isinstance(v, list) and all(_is_count(x) or allow_none and x is None for x in v):
-        return tuple(v)
-    return None
-
-
-def _ram_json(ram: tuple[int, ...]) -> dict[str, int]:
-    return {str(seat): value for seat, value in enumerate(ram, 1)}
-
-
-def _ram(obj: dict[str, int]) -> tuple[int, ...]:
-    return tuple(obj[key] for key in sorted(obj, key=int))
-
-
-# -- writing a line directly: what json.dumps(..., ensure_ascii=True, separators=(",", ":"))
-# writes for each value. Strings go through the encoder's own escaping (`_quoted`, the C one
-# when there is one); ints and floats are written as `json` writes them (their repr).
-
-def _number(value: float | None) -> str:
-    return "null" if value is None else repr(value)
-
-
-def _text(value: str | None) -> str:
-    return "null" if value is None else _quoted(value)
-
-
-def _numbers(values: Iterable[float | None]) -> str:
-    return "[" + ",".join(["null" if v is None else repr(v) for v in values]) + "]"
-
-
-def _texts(values: Iterable[str]) -> str:
-    return "[" + ",".join([_quoted(v) for v in values]) + "]"
-
-
-def _halves_text(halves: float | None) -> str:
-    """`_number(halves_number(halves))` in one call (a turn's power is in every turn line)."""
-    if halves is None or halves >= _UNLIMITED:
-        return "null"
-    whole = int(halves)
-    return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)
-
-
-_UNLIMITED = float("inf")
-
-
-def _registers(values: Registers) -> str:
-    if len(values) == 4:  # the machine's four registers
-        a, b, c, d = values
-        return f"[{a},{b},{c},{d}]"
-    return "[" + ",".join(map(repr, values)) + "]"
-
-
-# A seat's RAM keyed by seat, by number of seats ('{"1":%d,"2":%d}' for two).
-_RAM_FORMATS = ["{" + ",".join(f'"{seat}":%d' for seat in range(1, n + 1)) + "}"
-                for n in range(5)]
-
-
-# A turn's line by number of seats, with the machine's four registers.
-_TURN_FORMATS = ['{"event":"turn","round":%d,"seat":%d,"power":%s,"goal":%s,'
-                 '"registers":[%d,%d,%d,%d],"ram":' + ram + "}" for ram in _RAM_FORMATS]
-
-
-def _ram_line(ram: tuple[int, ...]) -> str:
-    if len(ram) < len(_RAM_FORMATS):
-        return _RAM_FORMATS[len(ram)] % ram
-    return "{" + ",".join([f'"{seat}":{value!r}' for seat, value in enumerate(ram, 1)]) + "}"
+CARD_KIND = c.one_of(("goal", "bug", "event"), "\"goal\", \"bug\" or \"event\"")
+EVENT_NAME = c.one_of(EVENT_NAMES, "the name of an event card")
+# The names an ERROR card can disable ("ERROR ROL" disables "ROL").
+DISABLED = c.list_of(c.one_of((n.split(" ", 1)[1] for n in EVENT_NAMES
+                               if n.startswith("ERROR ")), "an operation an ERROR disables"),
+                     "a list of operations an ERROR card disables")
+FAULT_KIND = c.one_of(FAULT_KINDS, "a fault kind")
+COUNTS = c.list_of(c.COUNT, "a list of whole numbers from 0")
+MAYBE_COUNTS = c.list_of(c.nullable(c.COUNT), "a list of whole numbers from 0 or null")
 
 
 @dataclass(frozen=True, slots=True)
-class Draw:
+class Draw(Wired):
     """A card taken from the deck. `seat` None: the table drew it (cooperative mode, setup).
     `card` is "goal", "bug" or "event"; `value` a goal card's value; `name` an event card's
     name. `to` names the register a cooperative setup card goes into."""
 
     EVENT: ClassVar[str] = "draw"
-    seat: int | None
-    card: str
-    value: int | None = None
-    name: str | None = None
-    to: str | None = None
-
-    def to_json(self) -> Json:
-        obj: Json = {"event": "draw", "seat": self.seat, "card": self.card,
-                     "value": self.value, "name": self.name}
-        if self.to is not None:
-            obj["to"] = self.to
-        return obj
-
-    def to_line(self) -> str:
-        to = "" if self.to is None else ',"to":' + _quoted(self.to)
-        return (f'{{"event":"draw","seat":{_number(self.seat)},"card":{_quoted(self.card)},'
-                f'"value":{_number(self.value)},"name":{_text(self.name)}{to}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Draw:
-        to = obj.get("to")
-        return cls(obj["seat"], obj["card"], obj["value"], obj["name"],
-                   to if to in REGISTERS else None)
+    seat: int | None = wire(c.nullable(c.SEAT))
+    card: str = wire(CARD_KIND)
+    value: int | None = wire(c.nullable(c.CARD_VALUE), default=None)
+    name: str | None = wire(c.nullable(EVENT_NAME), default=None)
+    to: str | None = wire(c.REGISTER, required=False, omit="none", default=None)
 
 
 @dataclass(frozen=True, slots=True)
-class CardEvent:
-    """An event card resolved (spec §4.1): the registers after it and the active errors,
-    oldest first."""
+class CardEvent(Wired):
+    """An event card resolved (rulebook, event cards): the registers after it and the active
+    errors, oldest first."""
 
     EVENT: ClassVar[str] = "event"
-    name: str
-    registers: Registers
-    disabled: tuple[str, ...]
+    name: str = wire(EVENT_NAME)
+    registers: Registers = wire(c.REGISTER_VALUES)
+    disabled: tuple[str, ...] = wire(DISABLED)
 
-    def to_json(self) -> Json:
-        return {"event": "event", "name": self.name, "registers": list(self.registers),
-                "disabled": list(self.disabled)}
 
-    def to_line(self) -> str:
-        return (f'{{"event":"event","name":{_quoted(self.name)},'
-                f'"registers":{_registers(self.registers)},'
-                f'"disabled":{_texts(self.disabled)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> CardEvent:
-        return cls(obj["name"], tuple(obj["registers"]), tuple(obj["disabled"]))
+def _slots_fit(slots: tuple[int, ...], obj: Json) -> bool:
+    """A cooperative queue's slots: one a pending goal, each from 1."""
+    return len(slots) == len(obj["pending"]) and 0 not in slots
 
 
 @dataclass(frozen=True, slots=True)
-class PendingSlot:
-    """A cooperative goal in the queue: its value (None while the second card of a wide goal
-    is still in the deck) and its slot."""
-
-    goal: int | None
-    slot: int
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
+class Setup(Wired):
     """The table once dealt. Cooperative: `pending` goals and their `slots`. Competitive:
-    each seat's (secret) `goals` and `hack_tokens`, in seat order."""
+    each seat's (secret) `goals` and `hack_tokens`, in seat order. The last three are kept
+    from a log only when they are what the engine writes (else None: a log written before
+    they were recorded)."""
 
     EVENT: ClassVar[str] = "setup"
-    registers: Registers
-    deck: int
-    pending: tuple[int | None, ...]
-    bugs: int
-    slots: tuple[int, ...] | None = None
-    goals: tuple[int | None, ...] | None = None
-    hack_tokens: tuple[int, ...] | None = None
-
-    def to_json(self) -> Json:
-        obj: Json = {"event": "setup", "registers": list(self.registers), "deck": self.deck,
-                     "pending": list(self.pending), "bugs": self.bugs}
-        if self.slots is not None:
-            obj["slots"] = list(self.slots)
-        if self.goals is not None:
-            obj["goals"] = list(self.goals)
-        if self.hack_tokens is not None:
-            obj["hack_tokens"] = list(self.hack_tokens)
-        return obj
-
-    def to_line(self) -> str:
-        line = (f'{{"event":"setup","registers":{_registers(self.registers)},'
-                f'"deck":{self.deck!r},"pending":{_numbers(self.pending)},'
-                f'"bugs":{self.bugs!r}')
-        if self.slots is not None:
-            line += ',"slots":' + _numbers(self.slots)
-        if self.goals is not None:
-            line += ',"goals":' + _numbers(self.goals)
-        if self.hack_tokens is not None:
-            line += ',"hack_tokens":' + _numbers(self.hack_tokens)
-        return line + "}"
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Setup:
-        """The optional keys the log reader does not check are kept only when they are
-        what the engine writes (else None: a log written before they were recorded)."""
-        pending = tuple(obj["pending"])
-        slots = _counts(obj.get("slots"))
-        if slots is not None and (len(slots) != len(pending) or 0 in slots):
-            slots = None
-        return cls(tuple(obj["registers"]), obj["deck"], pending, obj["bugs"], slots,
-                   _counts(obj.get("goals"), allow_none=True), _counts(obj.get("hack_tokens")))
+    registers: Registers = wire(c.REGISTER_VALUES)
+    deck: int = wire(c.COUNT)
+    pending: tuple[int | None, ...] = wire(MAYBE_COUNTS)
+    bugs: int = wire(c.COUNT)
+    slots: tuple[int, ...] | None = wire(COUNTS, required=False, omit="none", keep=_slots_fit,
+                                         default=None)
+    goals: tuple[int | None, ...] | None = wire(MAYBE_COUNTS, required=False, omit="none",
+                                                default=None)
+    hack_tokens: tuple[int, ...] | None = wire(COUNTS, required=False, omit="none",
+                                               default=None)
 
 
 @dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(Wired):
     """A seat's turn begins: its power (halves, None unlimited), the goal it sees, the
     registers and RAM."""
 
     EVENT: ClassVar[str] = "turn"
-    round: int
-    seat: int
-    power: int | None
-    goal: int | None
-    registers: Registers
-    ram: tuple[int, ...]
-
-    def to_json(self) -> Json:
-        return {"event": "turn", "round": self.round, "seat": self.seat,
-                "power": halves_number(self.power), "goal": self.goal,
-                "registers": list(self.registers), "ram": _ram_json(self.ram)}
-
-    def to_line(self) -> str:
-        goal, registers, ram = self.goal, self.registers, self.ram
-        power, goal_text = _halves_text(self.power), "null" if goal is None else goal
-        if len(registers) == 4 and len(ram) < len(_TURN_FORMATS):  # one format: every turn
-            return _TURN_FORMATS[len(ram)] % (self.round, self.seat, power, goal_text,
-                                              *registers, *ram)
-        return (f'{{"event":"turn","round":{self.round!r},"seat":{self.seat!r},'
-                f'"power":{power},"goal":{goal_text},'
-                f'"registers":{_registers(registers)},"ram":{_ram_line(ram)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Turn:
-        return cls(obj["round"], obj["seat"], _halves(obj["power"]), obj["goal"],
-                   tuple(obj["registers"]), _ram(obj["ram"]))
+    round: int = wire(c.POSITIVE)
+    seat: int = wire(c.SEAT)
+    power: int | None = wire(c.nullable(c.HALVES))
+    goal: int | None = wire(c.nullable(c.GAME_VALUE))
+    registers: Registers = wire(c.REGISTER_VALUES)
+    ram: tuple[int, ...] = wire(c.RAM)
 
 
 @dataclass(frozen=True, slots=True)
-class Skip:
+class Skip(Wired):
     """A seat's turn is skipped (it has no goal)."""
 
     EVENT: ClassVar[str] = "skip"
-    round: int
-    seat: int
-    reason: str
-
-    def to_json(self) -> Json:
-        return {"event": "skip", "round": self.round, "seat": self.seat, "reason": self.reason}
-
-    def to_line(self) -> str:
-        return (f'{{"event":"skip","round":{self.round!r},"seat":{self.seat!r},'
-                f'"reason":{_quoted(self.reason)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Skip:
-        return cls(obj["round"], obj["seat"], obj["reason"])
+    round: int = wire(c.POSITIVE)
+    seat: int = wire(c.SEAT)
+    reason: str = wire(c.TEXT)
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class Step(Wired):
     """One executed statement: its line and text, what it cost and the power left (halves),
     the registers and RAM after it."""
 
     EVENT: ClassVar[str] = "step"
-    seat: int
-    line: int
-    statement: str
-    cost: int
-    power: int | None
-    registers: Registers
-    ram: tuple[int, ...]
-
-    def to_json(self) -> Json:
-        return {"event": "step", "seat": self.seat, "line": self.line,
-                "statement": self.statement, "cost": halves_number(self.cost),
-                "power": halves_number(self.power), "registers": list(self.registers),
-                "ram": _ram_json(self.ram)}
-
-    def to_line(self) -> str:
-        return (f'{{"event":"step","seat":{self.seat!r},"line":{self.line!r},'
-                f'"statement":{_quoted(self.statement)},'
-                f'"cost":{_halves_text(self.cost)},'
-                f'"power":{_halves_text(self.power)},'
-                f'"registers":{_registers(self.registers)},"ram":{_ram_line(self.ram)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Step:
-        return cls(obj["seat"], obj["line"], obj["statement"], _halves(obj["cost"]) or 0,
-                   _halves(obj["power"]), tuple(obj["registers"]), _ram(obj["ram"]))
+    seat: int = wire(c.SEAT)
+    line: int = wire(c.POSITIVE)
+    statement: str = wire(c.TEXT)
+    cost: int = wire(c.HALVES)
+    power: int | None = wire(c.nullable(c.HALVES))
+    registers: Registers = wire(c.REGISTER_VALUES)
+    ram: tuple[int, ...] = wire(c.RAM)
 
 
 @dataclass(frozen=True, slots=True)
-class Solved:
+class Solved(Wired):
     """A goal solved by `seat`, its new `score`; `cards` the goal's cards (each may grant an
-    extra-operation token)."""
+    extra-operation token), written only for a goal of two cards."""
 
     EVENT: ClassVar[str] = "solved"
-    seat: int
-    goal: int
-    score: int
-    cards: tuple[int, ...]
-
-    def to_json(self) -> Json:
-        obj: Json = {"event": "solved", "seat": self.seat, "goal": self.goal,
-                     "score": self.score}
-        if len(self.cards) > 1:
-            obj["cards"] = list(self.cards)
-        return obj
-
-    def to_line(self) -> str:
-        cards = ',"cards":' + _numbers(self.cards) if len(self.cards) > 1 else ""
-        return (f'{{"event":"solved","seat":{self.seat!r},"goal":{self.goal!r},'
-                f'"score":{self.score!r}{cards}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Solved:
-        cards = obj.get("cards")
-        return cls(obj["seat"], obj["goal"], obj["score"],
-                   tuple(cards) if isinstance(cards, list) else (obj["goal"],))
+    seat: int = wire(c.SEAT)
+    goal: int = wire(c.GAME_VALUE)
+    score: int = wire(c.COUNT)
+    cards: tuple[int, ...] = wire(COUNTS, required=False, omit="single",
+                                  absent=lambda obj: (obj["goal"],))
 
 
 @dataclass(frozen=True, slots=True)
-class Fault:
-    """A refused statement (spec §6 kinds); for a bot it ends the turn."""
+class Fault(Wired):
+    """A refused statement (the fault kinds of `moonasm.status`); for a bot it ends the
+    turn."""
 
     EVENT: ClassVar[str] = "fault"
-    seat: int
-    kind: str
-    message: str
-    line: int | None
-    column: int | None
-    statement: str | None
+    seat: int = wire(c.SEAT)
+    kind: str = wire(FAULT_KIND)
+    message: str = wire(c.TEXT)
+    line: int | None = wire(c.nullable(c.POSITIVE))
+    column: int | None = wire(c.nullable(c.POSITIVE))
+    statement: str | None = wire(c.nullable(c.TEXT), required=False)
 
     @classmethod
     def of(cls, seat: int, fault: MachineFault) -> Fault:
@@ -372,130 +178,69 @@ class Fault:
         return cls(seat, fault.kind, fault.message, None if span is None else span.line,
                    None if span is None else span.column, None if stmt is None else stmt.text)
 
-    def to_json(self) -> Json:
-        return {"event": "fault", "seat": self.seat, "kind": self.kind,
-                "message": self.message, "line": self.line, "column": self.column,
-                "statement": self.statement}
-
-    def to_line(self) -> str:
-        return (f'{{"event":"fault","seat":{self.seat!r},"kind":{_quoted(self.kind)},'
-                f'"message":{_quoted(self.message)},"line":{_number(self.line)},'
-                f'"column":{_number(self.column)},"statement":{_text(self.statement)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Fault:
-        statement = obj.get("statement")
-        return cls(obj["seat"], obj["kind"], obj["message"], obj["line"], obj["column"],
-                   statement if isinstance(statement, str) else None)
-
 
 @dataclass(frozen=True, slots=True)
-class Hack:
+class Hack(Wired):
     """`HACK target` by `seat`: the target's goal is shown and the token passes to it."""
 
     EVENT: ClassVar[str] = "hack"
-    seat: int
-    target: int
-    goal: int
-
-    def to_json(self) -> Json:
-        return {"event": "hack", "seat": self.seat, "target": self.target, "goal": self.goal}
-
-    def to_line(self) -> str:
-        return (f'{{"event":"hack","seat":{self.seat!r},"target":{self.target!r},'
-                f'"goal":{self.goal!r}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Hack:
-        return cls(obj["seat"], obj["target"], obj["goal"])
+    seat: int = wire(c.SEAT)
+    target: int = wire(c.SEAT)
+    goal: int = wire(c.GAME_VALUE)
 
 
 @dataclass(frozen=True, slots=True)
-class EndTurn:
+class EndTurn(Wired):
     """A turn ends after `steps` executed statements."""
 
     EVENT: ClassVar[str] = "end_turn"
-    seat: int
-    steps: int
-
-    def to_json(self) -> Json:
-        return {"event": "end_turn", "seat": self.seat, "steps": self.steps}
-
-    def to_line(self) -> str:
-        return f'{{"event":"end_turn","seat":{self.seat!r},"steps":{self.steps!r}}}'
-
-    @classmethod
-    def from_json(cls, obj: Json) -> EndTurn:
-        return cls(obj["seat"], obj["steps"])
+    seat: int = wire(c.SEAT)
+    steps: int = wire(c.COUNT)
 
 
 @dataclass(frozen=True, slots=True)
-class RoundEnd:
+class PendingSlot(Wired):
+    """A cooperative goal in the queue: its value (None while the second card of a wide goal
+    is still in the deck) and its slot."""
+
+    goal: int | None = wire(c.nullable(c.COUNT))
+    slot: int = wire(c.POSITIVE)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult(Wired):
+    seat: int = wire(c.INT)
+    name: str = wire(c.TEXT)
+    solved: int = wire(c.COUNT)
+    faults: int = wire(c.COUNT)
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnd(Wired):
     """The end-of-round procedure is over: the cooperative queue with its slots, the BUG
-    cards drawn so far and the cards left in the deck."""
+    cards drawn so far and the cards left in the deck (None: a log from before it was
+    recorded)."""
 
     EVENT: ClassVar[str] = "round_end"
-    round: int
-    pending: tuple[PendingSlot, ...]
-    bugs: int
-    deck: int | None
-
-    def to_json(self) -> Json:
-        return {"event": "round_end", "round": self.round,
-                "pending": [{"goal": p.goal, "slot": p.slot} for p in self.pending],
-                "bugs": self.bugs, "deck": self.deck}
-
-    def to_line(self) -> str:
-        pending = ",".join([f'{{"goal":{_number(p.goal)},"slot":{p.slot!r}}}'
-                            for p in self.pending])
-        return (f'{{"event":"round_end","round":{self.round!r},"pending":[{pending}],'
-                f'"bugs":{self.bugs!r},"deck":{_number(self.deck)}}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> RoundEnd:
-        deck = obj.get("deck")
-        return cls(obj["round"], tuple(PendingSlot(p["goal"], p["slot"])
-                                       for p in obj["pending"]),
-                   obj["bugs"], deck if _is_count(deck) else None)
+    round: int = wire(c.POSITIVE)
+    pending: tuple[PendingSlot, ...] = wire(c.list_of(
+        record(PendingSlot, "an object with \"goal\" and \"slot\""),
+        "a list of pending goals with their slots"))
+    bugs: int = wire(c.COUNT)
+    deck: int | None = wire(c.nullable(c.COUNT), required=False)
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerResult:
-    seat: int
-    name: str
-    solved: int
-    faults: int
-
-
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(Wired):
     """The game is over: `won`/`lost` (cooperative) or `finished` (competitive)."""
 
     EVENT: ClassVar[str] = "result"
-    result: str
-    rounds: int
-    winners: tuple[int, ...]
-    players: tuple[PlayerResult, ...]
-
-    def to_json(self) -> Json:
-        return {"event": "result", "result": self.result, "rounds": self.rounds,
-                "winners": list(self.winners),
-                "players": [{"seat": p.seat, "name": p.name, "solved": p.solved,
-                             "faults": p.faults} for p in self.players]}
-
-    def to_line(self) -> str:
-        players = ",".join([f'{{"seat":{p.seat!r},"name":{_quoted(p.name)},'
-                            f'"solved":{p.solved!r},"faults":{p.faults!r}}}'
-                            for p in self.players])
-        return (f'{{"event":"result","result":{_quoted(self.result)},'
-                f'"rounds":{self.rounds!r},"winners":{_numbers(self.winners)},'
-                f'"players":[{players}]}}')
-
-    @classmethod
-    def from_json(cls, obj: Json) -> Result:
-        return cls(obj["result"], obj["rounds"], tuple(obj["winners"]),
-                   tuple(PlayerResult(p["seat"], p["name"], p["solved"], p["faults"])
-                         for p in obj["players"]))
+    result: str = wire(c.one_of(("won", "lost", "finished"), "\"won\", \"lost\" or \"finished\""))
+    rounds: int = wire(c.COUNT)
+    winners: tuple[int, ...] = wire(c.list_of(c.INT, "a list of seats"))
+    players: tuple[PlayerResult, ...] = wire(c.list_of(
+        record(PlayerResult, "an object with \"seat\", \"name\", \"solved\" and \"faults\""),
+        "a list of the players' results"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -525,33 +270,13 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
                                EndTurn, RoundEnd, Result)}
 
 
-def _fast_init(cls: type) -> None:
-    """Give a frozen dataclass an `__init__` that sets each slot through its descriptor.
+for _cls in EVENT_TYPES.values():
+    derive(_cls, _cls.EVENT)
 
-    The one `dataclass` generates calls `object.__setattr__(self, name, value)` per field
-    (the only way past the frozen `__setattr__`): building a game's ~70 events took 34 µs, a
-    fifth of what logging it cost. Setting the slots directly is the same effect in 20 µs;
-    instances stay frozen (assignment still raises `FrozenInstanceError`), equal and hashable,
-    and the signature, defaults included, is the dataclass's own (a test compares them)."""
-    fields = dataclasses.fields(cls)
-    namespace: dict[str, Any] = {}
-    params = []
-    for f in fields:
-        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        if f.default is dataclasses.MISSING:
-            params.append(f.name)
-        else:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
-    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields) or "    pass\n"
-    exec(f"def __init__(self, {', '.join(params)}):\n{body}", namespace)  # noqa: S102
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[misc]
-
-
-for _cls in (*EVENT_TYPES.values(), PendingSlot, PlayerResult):
-    _fast_init(_cls)
+# What a log's line of each event must hold: its required keys and their codecs, in order.
+SCHEMA: dict[str, dict[str, c.Codec]] = {
+    name: {key: w.codec for key, w in c.wires(cls) if w.required}
+    for name, cls in EVENT_TYPES.items()}
 
 
 def from_json(obj: Json) -> AnyEvent:

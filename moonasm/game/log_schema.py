@@ -9,15 +9,15 @@ finish showing.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from typing import Any
 
+from moonasm.game import events as ev
 from moonasm.game import options as game_options
 from moonasm.game.cards import EVENT_NAMES
 from moonasm.game.engine import GameOptions
+from moonasm.game.event_codecs import Codec, Shape, is_value
 from moonasm.game.log_write import FORMAT, VERSION, options_from_header
-from moonasm.status import FAULT_KINDS
 
 # The format versions this moonasm reads: version 1 logged every statement.
 READABLE = (1, 2)
@@ -50,20 +50,8 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _is_num(v: Any) -> bool:
-    return (_is_int(v) or isinstance(v, float) and math.isfinite(v)) and v >= 0
-
-
-def _opt(check: Check) -> Check:
-    return lambda v: v is None or check(v)
-
-
 def _list(check: Check) -> Check:
     return lambda v: isinstance(v, list) and all(check(x) for x in v)
-
-
-def _obj(keys: dict[str, Check]) -> Check:
-    return lambda v: isinstance(v, dict) and all(k in v and c(v[k]) for k, c in keys.items())
 
 
 def _is_str(v: Any) -> bool:
@@ -74,44 +62,8 @@ def _is_bool(v: Any) -> bool:
     return isinstance(v, bool)
 
 
-def is_value(v: Any) -> bool:
-    return _is_int(v) and v >= 0
-
-
-def _is_positive(v: Any) -> bool:
-    return _is_int(v) and v >= 1
-
-
-def _is_registers(v: Any) -> bool:
-    return isinstance(v, list) and len(v) == 4 and all(is_value(x) for x in v)
-
-
-def _is_ram(v: Any) -> bool:
-    return isinstance(v, dict) and all(isinstance(k, str) and is_value(x) for k, x in v.items())
-
-
-def _is_card_value(v: Any) -> bool:
-    return _is_int(v) and 0 <= v <= 15
-
-
-def _is_event_name(v: Any) -> bool:
-    return v in EVENT_NAMES
-
-
 # Every card as a header's "deck" names it.
 _CARDS = (*(str(v) for v in range(16)), "BUG", "BUG", *EVENT_NAMES)
-
-# The names an ERROR card can disable ("ERROR ROL" disables "ROL").
-_DISABLEABLE = tuple(n.split(" ", 1)[1] for n in EVENT_NAMES if n.startswith("ERROR "))
-
-
-def _is_disabled(v: Any) -> bool:
-    return v in _DISABLEABLE
-
-
-def _is_fault_kind(v: Any) -> bool:
-    return v in FAULT_KINDS
-
 
 def _is_sha256(v: Any) -> bool:
     return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
@@ -124,11 +76,7 @@ def _is_file_name(v: Any) -> bool:
 # What each kind of check means, for messages.
 _WHAT: dict[Check, str] = {
     _is_int: "a whole number", is_value: "a whole number from 0", _is_str: "a string",
-    _is_bool: "true or false", _is_registers: "a list of 4 register values",
-    _is_ram: "an object of RAM values by seat", _is_num: "a number from 0",
-    _is_positive: "a whole number from 1", _is_card_value: "a card value 0-15",
-    _is_event_name: "the name of an event card", _is_fault_kind: "a fault kind",
-    _is_sha256: "a sha256 in hexadecimal (64 lowercase digits)",
+    _is_bool: "true or false", _is_sha256: "a sha256 in hexadecimal (64 lowercase digits)",
     _is_file_name: "a file name (not empty, no NUL)",
 }
 
@@ -143,35 +91,8 @@ CONFIG_KEYS: dict[str, Check] = {
 PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_file_name,
                                  "sha256": _is_sha256}
 
-EVENTS: dict[str, dict[str, Check]] = {
-    "setup": {"registers": _is_registers, "deck": is_value, "pending": _list(_opt(is_value)),
-              "bugs": is_value},
-    "draw": {"seat": _opt(_is_int), "card": lambda v: v in ("goal", "bug", "event"),
-             "value": _opt(_is_card_value), "name": _opt(_is_event_name)},
-    "event": {"name": _is_event_name, "registers": _is_registers,
-              "disabled": _list(_is_disabled)},
-    "turn": {"round": _is_positive, "seat": _is_int, "power": _opt(_is_num),
-             "goal": _opt(is_value), "registers": _is_registers, "ram": _is_ram},
-    "skip": {"round": _is_positive, "seat": _is_int, "reason": _is_str},
-    "step": {"seat": _is_int, "line": _is_positive, "statement": _is_str, "cost": _is_num,
-             "power": _opt(_is_num), "registers": _is_registers, "ram": _is_ram},
-    "solved": {"seat": _is_int, "goal": is_value, "score": is_value},
-    "fault": {"seat": _is_int, "kind": _is_fault_kind, "message": _is_str,
-              "line": _opt(_is_positive), "column": _opt(_is_positive)},
-    "hack": {"seat": _is_int, "target": _is_int, "goal": is_value},
-    "end_turn": {"seat": _is_int, "steps": is_value},
-    "round_end": {"round": _is_positive,
-                  "pending": _list(_obj({"goal": _opt(is_value), "slot": _is_positive})),
-                  "bugs": is_value},
-    "result": {"result": lambda v: v in ("won", "lost", "finished"), "rounds": is_value,
-               "winners": _list(_is_int),
-               "players": _list(_obj({"seat": _is_int, "name": _is_str,
-                                      "solved": is_value, "faults": is_value}))},
-}
-
-# Keys holding a value of the game's width, by event.
-_WIDE_VALUES: dict[str, tuple[str, ...]] = {
-    "turn": ("goal",), "solved": ("goal",), "hack": ("goal",)}
+# What each event's line must hold: derived from the events' own fields (`events.SCHEMA`).
+EVENTS: dict[str, dict[str, Codec]] = ev.SCHEMA
 
 
 def _shown(value: Any) -> str:
@@ -241,14 +162,12 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
 
 
 class EventChecker:
-    """Validates events in order: each against its kind's keys, the game's seats and width,
-    and the order a game has (rounds counted from 1, nothing after the result)."""
+    """Validates events in order: each against its kind's fields (their codecs' checks, and
+    whether a value fits the game's seats and width), and the order a game has (rounds
+    counted from 1, nothing after the result)."""
 
     def __init__(self, head: dict[str, Any]):
-        self.players = len(head["players"])
-        self.bits: int = head["config"]["bits"]
-        self.mask = (1 << self.bits) - 1
-        self.seats = [str(s) for s in range(1, self.players + 1)]
+        self.game = Shape(len(head["players"]), head["config"]["bits"])
         self.round = 1
         self.turns = 0
         self.played = 0  # the last round with a turn or a skip
@@ -266,31 +185,19 @@ class EventChecker:
             raise LogError(line, "an object without \"event\": not a game log event")
         if not isinstance(kind, str):
             raise LogError(line, "\"event\" should be a string")
-        keys = EVENTS.get(kind)
-        if keys is None:
+        fields = EVENTS.get(kind)
+        if fields is None:
             return obj  # an event this replay does not know: shown as it is (forward compatible)
         where = f"the \"{kind}\" event"
-        _check_keys(obj, keys, where, line)
-        for key in ("seat", "target"):
-            seat = obj.get(key)
-            if isinstance(seat, int) and not 1 <= seat <= self.players:
-                raise LogError(line, f"{where} names seat {seat}, but the game has "
-                               f"{self.players} player{'s' if self.players != 1 else ''}")
-        if "registers" in keys and any(v > self.mask for v in obj["registers"]):
-            raise LogError(line, f"{where} has a register value wider than the game's "
-                           f"{self.bits} bits")
-        if "ram" in keys:
-            ram = obj["ram"]
-            if sorted(ram) != self.seats:
-                raise LogError(line, f"{where}: \"ram\" should have one value for each seat "
-                               f"({', '.join(self.seats)}), not {_shown(sorted(ram))}")
-            if any(v > self.mask for v in ram.values()):
-                raise LogError(line, f"{where} has a RAM value wider than the game's "
-                               f"{self.bits} bits")
-        for key in _WIDE_VALUES.get(kind, ()):
-            if _is_int(obj[key]) and obj[key] > self.mask:
-                raise LogError(line, f"{where}: \"{key}\" {obj[key]} is wider than the "
-                               f"game's {self.bits} bits")
+        for key, codec in fields.items():
+            if key not in obj:
+                raise LogError(line, f"{where} has no \"{key}\"")
+            value = obj[key]
+            if not codec.check(value):
+                raise LogError(line, f"{where}: \"{key}\" is {_shown(value)}, not {codec.what}")
+            wrong = codec.fits and codec.fits(key, value, self.game)
+            if wrong:
+                raise LogError(line, where + wrong)
         if kind in ("turn", "skip", "round_end"):
             if obj["round"] != self.round:
                 raise LogError(line, f"{where} is in round {obj['round']}, but the game is "

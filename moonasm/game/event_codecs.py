@@ -1,0 +1,446 @@
+"""How each field of an event is held, written and read: one `Codec` per kind of value.
+
+An event (`moonasm.game.events`) declares its fields with `wire(codec)`; from that list alone
+`derive` generates the event's `to_json`, `to_line`, `from_json` and a fast `__init__`, and
+`moonasm.game.log_schema` checks a log's lines. A codec therefore carries everything a field
+needs: the check a JSON value must pass and how that is said in a message (`what`), whether
+the value must fit the game (a seat of the table, a value of its width), and source snippets
+the generated methods are built from (`json`, `read`, `line`), so that a logged line is
+formatted in one `%` operation per event instead of through a call per field — a logged game
+stays within 1.5x an unlogged one (benchmarks/bench_log.py).
+
+The snippets are Python expressions over `{v}` (the field's value); the names they call are
+in `NAMES`. `line` is a pair (`%` conversion, expression): `("%d", "{v}")` for a whole number,
+`("%s", "_text({v})")` for anything written by a helper. What they write is
+`json.dumps(..., ensure_ascii=True, separators=(",", ":"))` byte for byte (a property test
+over many games and random events checks it).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from json.encoder import encode_basestring_ascii as _quoted
+from typing import TYPE_CHECKING, Any, Self
+
+from moonasm.isa import REGISTERS, halves_number
+
+Check = Callable[[Any], bool]
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a log's header says about the game, for the checks of values that must fit it."""
+
+    players: int
+    bits: int
+
+    @property
+    def mask(self) -> int:
+        return (1 << self.bits) - 1
+
+    @property
+    def seats(self) -> list[str]:
+        return [str(s) for s in range(1, self.players + 1)]
+
+
+# A check of a valid value against the game: None when it fits, else what is wrong, as the
+# rest of a sentence starting with the event (`the "turn" event` + ` has a register value ...`).
+Fits = Callable[[str, Any, Shape], str | None]
+
+
+@dataclass(frozen=True)
+class Codec:
+    """One kind of field value. `json`/`read` are identity when None."""
+
+    what: str
+    check: Check
+    line: tuple[str, str]
+    json: str | None = None
+    read: str | None = None
+    fits: Fits | None = None
+    # How `line` writes None, when this codec's own helper does it (else a conditional).
+    null_line: tuple[str, str] | None = None
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_value(v: Any) -> bool:
+    """A whole number from 0: a register, a count, a goal."""
+    return _is_int(v) and v >= 0
+
+
+def _is_positive(v: Any) -> bool:
+    return _is_int(v) and v >= 1
+
+
+def _is_num(v: Any) -> bool:
+    return (_is_int(v) or isinstance(v, float) and math.isfinite(v)) and v >= 0
+
+
+def _is_str(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _is_registers(v: Any) -> bool:
+    return isinstance(v, list) and len(v) == 4 and all(is_value(x) for x in v)
+
+
+def _is_ram(v: Any) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and is_value(x) for k, x in v.items())
+
+
+# -- how values are written and read back -------------------------------------------------------
+
+def _halves(number: float | None) -> int | None:
+    """A JSON power amount back in halves (None stays unlimited)."""
+    return None if number is None else round(number * 2)
+
+
+_UNLIMITED = float("inf")
+
+
+def _halves_text(halves: float | None) -> str:
+    """`json.dumps(halves_number(halves))` in one call (a turn's power is in every turn line)."""
+    if halves is None or halves >= _UNLIMITED:
+        return "null"
+    whole = int(halves)
+    return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)
+
+
+def _number(value: float | None) -> str:
+    return "null" if value is None else repr(value)
+
+
+def _text(value: str | None) -> str:
+    return "null" if value is None else _quoted(value)
+
+
+def _numbers(values: Iterable[float | None]) -> str:
+    return "[" + ",".join(["null" if v is None else repr(v) for v in values]) + "]"
+
+
+def _texts(values: Iterable[str]) -> str:
+    return "[" + ",".join([_quoted(v) for v in values]) + "]"
+
+
+def _ram_json(ram: tuple[int, ...]) -> dict[str, int]:
+    return {str(seat): value for seat, value in enumerate(ram, 1)}
+
+
+def _ram(obj: dict[str, int]) -> tuple[int, ...]:
+    return tuple(obj[key] for key in sorted(obj, key=int))
+
+
+# A seat's RAM keyed by seat, by number of seats ('{"1":%d,"2":%d}' for two).
+_RAM_FORMATS = ["{" + ",".join(f'"{seat}":%d' for seat in range(1, n + 1)) + "}"
+                for n in range(5)]
+
+
+def _ram_line(ram: tuple[int, ...]) -> str:
+    if len(ram) < len(_RAM_FORMATS):
+        return _RAM_FORMATS[len(ram)] % ram
+    return "{" + ",".join([f'"{seat}":{value!r}' for seat, value in enumerate(ram, 1)]) + "}"
+
+
+# The names the snippets call; the generated methods run with these as their globals.
+NAMES: dict[str, Any] = {
+    "_quoted": _quoted, "_halves": _halves, "_halves_text": _halves_text, "_number": _number,
+    "_text": _text, "_numbers": _numbers, "_texts": _texts, "_ram_json": _ram_json,
+    "_ram": _ram, "_ram_line": _ram_line, "halves_number": halves_number}
+
+
+# -- what a value must fit ----------------------------------------------------------------------
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _a_seat(key: str, v: Any, game: Shape) -> str | None:
+    if 1 <= v <= game.players:
+        return None
+    return f" names seat {v}, but the game has {_plural(game.players, 'player')}"
+
+
+def _game_wide(key: str, v: Any, game: Shape) -> str | None:
+    if v <= game.mask:
+        return None
+    return f": \"{key}\" {v} is wider than the game's {game.bits} bits"
+
+
+def _registers_wide(key: str, v: Any, game: Shape) -> str | None:
+    if all(x <= game.mask for x in v):
+        return None
+    return f" has a register value wider than the game's {game.bits} bits"
+
+
+def _ram_fits(key: str, v: Any, game: Shape) -> str | None:
+    seats = game.seats
+    if sorted(v) != seats:
+        shown = str(sorted(v)).replace("'", '"')
+        shown = shown if len(shown) <= 40 else shown[:37] + "..."
+        return f": \"{key}\" should have one value for each seat ({', '.join(seats)}), not {shown}"
+    if any(x > game.mask for x in v.values()):
+        return f" has a RAM value wider than the game's {game.bits} bits"
+    return None
+
+
+# -- the codecs ---------------------------------------------------------------------------------
+
+INT = Codec("a whole number", _is_int, ("%d", "{v}"))
+SEAT = Codec("a whole number", _is_int, ("%d", "{v}"), fits=_a_seat)
+COUNT = Codec("a whole number from 0", is_value, ("%d", "{v}"))
+POSITIVE = Codec("a whole number from 1", _is_positive, ("%d", "{v}"))
+GAME_VALUE = Codec("a whole number from 0", is_value, ("%d", "{v}"), fits=_game_wide)
+CARD_VALUE = Codec("a card value 0-15", lambda v: _is_int(v) and 0 <= v <= 15, ("%d", "{v}"))
+TEXT = Codec("a string", _is_str, ("%s", "_quoted({v})"))
+HALVES = Codec("a number from 0", _is_num, ("%s", "_halves_text({v})"),
+               json="halves_number({v})", read="_halves({v})",
+               null_line=("%s", "_halves_text({v})"))
+REGISTER_VALUES = Codec("a list of 4 register values", _is_registers,
+                        ("[%d,%d,%d,%d]", "*{v}"), json="list({v})", read="tuple({v})",
+                        fits=_registers_wide)
+RAM = Codec("an object of RAM values by seat", _is_ram, ("%s", "_ram_line({v})"),
+            json="_ram_json({v})", read="_ram({v})", fits=_ram_fits)
+
+
+def one_of(values: Iterable[str], what: str) -> Codec:
+    """A string that is one of `values`."""
+    allowed = frozenset(values)
+    return Codec(what, lambda v: isinstance(v, str) and v in allowed, ("%s", "_quoted({v})"))
+
+
+REGISTER = one_of(REGISTERS, "a register name")
+
+
+def nullable(codec: Codec) -> Codec:
+    """`codec`'s values or None (JSON null)."""
+    conv, expr = codec.line
+    if codec.null_line is not None:
+        line = codec.null_line
+    elif conv == "%d":
+        line = ("%s", "_number({v})")
+    elif expr == "_quoted({v})":
+        line = ("%s", "_text({v})")
+    else:
+        line = ("%s", f'("null" if {{v}} is None else {_as_text(conv, expr)})')
+    return Codec(f"{codec.what} or null", lambda v: v is None or codec.check(v), line,
+                 json=None if codec.json is None else f"(None if {{v}} is None else {codec.json})",
+                 read=None if codec.read is None else f"(None if {{v}} is None else {codec.read})",
+                 fits=None if codec.fits is None else _unless_none(codec.fits),
+                 null_line=line)
+
+
+def _unless_none(fits: Fits) -> Fits:
+    return lambda key, v, game: None if v is None else fits(key, v, game)
+
+
+def _as_text(conv: str, expr: str) -> str:
+    """A `line` pair as one expression giving its text."""
+    return expr if conv == "%s" else f"({conv!r} % ({expr},))"
+
+
+def list_of(codec: Codec, what: str) -> Codec:
+    """A list of `codec`'s values (a tuple in the event)."""
+    conv, expr = codec.line
+    if conv == "%d" or codec.line == ("%s", "_number({v})"):
+        line = ("%s", "_numbers({v})")
+    elif expr == "_quoted({v})":
+        line = ("%s", "_texts({v})")
+    else:
+        item = _as_text(conv, expr).replace("{v}", "_x")
+        line = ("%s", f'("[" + ",".join([{item} for _x in {{v}}]) + "]")')
+    each_json = None if codec.json is None else codec.json.replace("{v}", "_x")
+    each_read = None if codec.read is None else codec.read.replace("{v}", "_x")
+    return Codec(what, lambda v: isinstance(v, list) and all(codec.check(x) for x in v), line,
+                 json="list({v})" if each_json is None else f"[{each_json} for _x in {{v}}]",
+                 read="tuple({v})" if each_read is None
+                 else f"tuple([{each_read} for _x in {{v}}])")
+
+
+@dataclass(frozen=True)
+class Wire:
+    """How one field is written in a log line, in the field's `metadata["wire"]`.
+
+    `required`: a log's line must hold the key (checked, `codec.what` in the message);
+    otherwise a missing or invalid value reads as `absent(obj)` (a log from before the key
+    was written). `omit`: the key is left out of the line when the value is None (`"none"`)
+    or has at most one item (`"single"`)."""
+
+    codec: Codec
+    required: bool = True
+    omit: str | None = None
+    absent: Callable[[dict[str, Any]], Any] = field(default=lambda obj: None)
+    # For an optional key: whether a valid value is also consistent with the rest of the line.
+    keep: Callable[[Any, dict[str, Any]], bool] | None = None
+
+
+# -- declaring and deriving ----------------------------------------------------------------------
+
+def wire(codec: Codec, *, required: bool = True, omit: str | None = None,
+         absent: Callable[[dict[str, Any]], Any] | None = None,
+         keep: Callable[[Any, dict[str, Any]], bool] | None = None,
+         default: Any = dataclasses.MISSING) -> Any:
+    """A dataclass field written as `codec` (`Wire` says what the rest mean)."""
+    spec = Wire(codec, required, omit, absent or (lambda obj: None), keep)
+    return dataclasses.field(default=default, metadata={"wire": spec})
+
+
+class Wired:
+    """The base of a class whose fields are `wire`d: `derive` gives it these methods (declared
+    here for the type checker only)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        def to_json(self) -> dict[str, Any]:
+            """The object a log line holds."""
+
+        def to_line(self) -> str:
+            """That object written as its line."""
+
+        @classmethod
+        def from_json(cls, obj: dict[str, Any]) -> Self:
+            """The value a checked line's object holds."""
+
+
+# The generated methods' globals: the codecs' helpers and the records a codec builds.
+_NAMESPACE: dict[str, Any] = dict(NAMES)
+
+
+def wires(cls: Any) -> list[tuple[str, Wire]]:
+    """A wired dataclass's fields in order: each name with how it is written."""
+    return [(f.name, f.metadata["wire"]) for f in dataclasses.fields(cls)]
+
+
+def record(cls: type[Wired], what: str) -> Codec:
+    """A codec for a JSON object holding `cls`'s fields (its methods derived first)."""
+    derive(cls, None)
+    _NAMESPACE[cls.__name__] = cls
+    required = [(name, w.codec) for name, w in wires(cls)]
+    return Codec(what, lambda v: isinstance(v, dict) and all(
+        key in v and codec.check(v[key]) for key, codec in required),
+        ("%s", "{v}.to_line()"), json="{v}.to_json()", read=f"{cls.__name__}.from_json({{v}})")
+
+
+# -- what is derived from an event's fields ---------------------------------------------------
+
+def derive(cls: type[Wired], event: str | None) -> None:
+    """Give `cls` its `to_json`, `to_line`, `from_json` and fast `__init__`, generated from
+    its fields' codecs. `event`: the name the JSON starts with (None: a record inside one)."""
+    fields = wires(cls)
+    lead, rest = _leading(fields), fields[len(_leading(fields)):]
+    ns = dict(_NAMESPACE)
+
+    # to_json: the object, keys in field order, omitted keys left out
+    items = ([f'"event": {event!r}'] if event else []) + [
+        f"{name!r}: {_json(w.codec, 'self.' + name)}" for name, w in lead]
+    body = ["obj = {" + ", ".join(items) + "}"]
+    for name, w in rest:
+        body += _maybe(w, name, f"obj[{name!r}] = {_json(w.codec, 'self.' + name)}")
+    to_json = _function("to_json(self)", body + ["return obj"])
+
+    # to_line: the leading keys in one % format, then the ones that may be left out
+    parts = [] if event is None else ['"event":' + _quoted(event)]
+    args = []
+    for name, w in lead:
+        conv, expr = w.codec.line
+        parts.append(f"{_quoted(name)}:{conv}")
+        args.append(expr.replace("{v}", "self." + name))
+    body = [f"line = {'{' + ','.join(parts)!r} % ({''.join(a + ', ' for a in args)})"]
+    for name, w in rest:
+        key = ("," if parts else "") + _quoted(name) + ":"
+        text = _as_text(*w.codec.line).replace("{v}", "self." + name)
+        body += _maybe(w, name, f"line += {key!r} + {text}")
+        parts.append(key)
+    to_line = _function("to_line(self)", body + ['return line + "}"'])
+
+    # from_json: required keys as they are (the log checker checked them), the others kept
+    # only when valid
+    body, values = [], []
+    for name, w in fields:
+        got = f"obj[{name!r}]" if w.required else f"_{name}"
+        read = got if w.codec.read is None else w.codec.read.replace("{v}", got)
+        if not w.required:
+            ns[f"_check_{name}"], ns[f"_absent_{name}"] = w.codec.check, w.absent
+            test = f"_check_{name}(_{name})"
+            if w.keep is not None:
+                ns[f"_keep_{name}"] = w.keep
+                test += f" and _keep_{name}(_{name}, obj)"
+            body += [f"_{name} = obj.get({name!r})",
+                     f"_{name} = {read} if {test} else _absent_{name}(obj)"]
+            read = f"_{name}"
+        values.append(read)
+    from_json = _function("from_json(cls, obj)", body + [f"return cls({', '.join(values)})"])
+
+    exec(to_json + to_line + from_json, ns)  # noqa: S102 - source built from the codecs above
+    for method in ("to_json", "to_line", "from_json"):
+        ns[method].__qualname__ = f"{cls.__qualname__}.{method}"
+        ns[method].__doc__ = _DOCS[method]
+    ns["from_json"] = classmethod(ns["from_json"])
+    for method in ("to_json", "to_line", "from_json"):
+        setattr(cls, method, ns[method])
+    _fast_init(cls)
+
+
+_DOCS = {"to_json": "The object a log line holds (keys in field order).",
+         "to_line": "`json.dumps(self.to_json(), ensure_ascii=True, separators=(',', ':'))`, "
+                    "written directly.",
+         "from_json": "The value a (checked) log line's object holds."}
+
+
+def _function(signature: str, body: list[str]) -> str:
+    return f"def {signature}:\n" + "".join(f"    {line}\n" for line in body)
+
+
+def _maybe(w: Wire, name: str, statement: str) -> list[str]:
+    """`statement`, under the condition that the field is written when it may be left out."""
+    if w.omit is None:
+        return [statement]
+    value = "self." + name
+    written = {"none": f"{value} is not None", "single": f"len({value}) > 1"}[w.omit]
+    return [f"if {written}:", "    " + statement]
+
+
+def _leading(fields: list[tuple[str, Wire]]) -> list[tuple[str, Wire]]:
+    """The fields before the first one that may be left out: written in one format."""
+    for i, (_, w) in enumerate(fields):
+        if w.omit is not None:
+            return fields[:i]
+    return fields
+
+
+def _json(codec: Codec, value: str) -> str:
+    return value if codec.json is None else codec.json.replace("{v}", value)
+
+
+def _fast_init(cls: type) -> None:
+    """Give a frozen dataclass an `__init__` that sets each slot through its descriptor.
+
+    The one `dataclass` generates calls `object.__setattr__(self, name, value)` per field
+    (the only way past the frozen `__setattr__`): building a game's ~70 events took 34 µs, a
+    fifth of what logging it cost. Setting the slots directly is the same effect in 20 µs;
+    instances stay frozen (assignment still raises `FrozenInstanceError`), equal and hashable,
+    and the signature, defaults included, is the dataclass's own (a test compares them)."""
+    fields = dataclasses.fields(cls)
+    namespace: dict[str, Any] = {}
+    params = []
+    for f in fields:
+        namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            namespace[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields) or "    pass\n"
+    exec(f"def __init__(self, {', '.join(params)}):\n{body}", namespace)  # noqa: S102
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    cls.__init__ = init  # type: ignore[misc]
+
