@@ -63,6 +63,9 @@ class Codec:
     fits: Fits | None = None
     # How `line` writes None, when this codec's own helper does it (else a conditional).
     null_line: tuple[str, str] | None = None
+    # For a tuple whose length varies (RAM: one value a seat), the `%` format of each length
+    # a game has: the line then takes the values themselves, in one format with the event's.
+    spread: tuple[str, ...] | None = None
 
 
 # -- checks -----------------------------------------------------------------------------------
@@ -207,7 +210,8 @@ REGISTER_VALUES = Codec("a list of 4 register values", _is_registers,
                         ("[%d,%d,%d,%d]", "*{v}"), json="list({v})", read="tuple({v})",
                         fits=_registers_wide)
 RAM = Codec("an object of RAM values by seat", _is_ram, ("%s", "_ram_line({v})"),
-            json="_ram_json({v})", read="_ram({v})", fits=_ram_fits)
+            json="_ram_json({v})", read="_ram({v})", fits=_ram_fits,
+            spread=tuple(_RAM_FORMATS))
 
 
 def one_of(values: Iterable[str], what: str) -> Codec:
@@ -225,7 +229,7 @@ def nullable(codec: Codec) -> Codec:
     if codec.null_line is not None:
         line = codec.null_line
     elif conv == "%d":
-        line = ("%s", "_number({v})")
+        line = _NULL_INT
     elif expr == "_quoted({v})":
         line = ("%s", "_text({v})")
     else:
@@ -235,6 +239,10 @@ def nullable(codec: Codec) -> Codec:
                  read=None if codec.read is None else f"(None if {{v}} is None else {codec.read})",
                  fits=None if codec.fits is None else _unless_none(codec.fits),
                  null_line=line)
+
+
+# A whole number or None: `%s` writes an int as JSON does, and "null" is inline.
+_NULL_INT = ("%s", '("null" if {v} is None else {v})')
 
 
 def _unless_none(fits: Fits) -> Fits:
@@ -249,7 +257,7 @@ def _as_text(conv: str, expr: str) -> str:
 def list_of(codec: Codec, what: str) -> Codec:
     """A list of `codec`'s values (a tuple in the event)."""
     conv, expr = codec.line
-    if conv == "%d" or codec.line == ("%s", "_number({v})"):
+    if conv == "%d" or codec.line == _NULL_INT:
         line = ("%s", "_numbers({v})")
     elif expr == "_quoted({v})":
         line = ("%s", "_texts({v})")
@@ -349,17 +357,31 @@ def derive(cls: type[Wired], event: str | None) -> None:
     # to_line: the leading keys in one % format, then the ones that may be left out
     parts = [] if event is None else ['"event":' + _quoted(event)]
     args = []
+    spread = None  # (field, the leading format for each length of its value)
     for name, w in lead:
         conv, expr = w.codec.line
+        if w.codec.spread is not None and spread is None:
+            spread = name, [",".join([*parts, f"{_quoted(name)}:{f}"]) for f in w.codec.spread]
         parts.append(f"{_quoted(name)}:{conv}")
         args.append(expr.replace("{v}", "self." + name))
-    body = [f"line = {'{' + ','.join(parts)!r} % ({''.join(a + ', ' for a in args)})"]
+    closing = "" if rest else "}"
+    body = [f"line = {'{' + ','.join(parts) + closing!r} % ({''.join(a + ', ' for a in args)})"]
+    if spread is not None:
+        name, formats = spread
+        at = [n for n, _ in lead].index(name)
+        ns["_formats"] = ["{" + ",".join([f, *parts[len(parts) - len(lead) + at + 1:]]) + closing
+                          for f in formats]
+        spread_args = [*args[:at], f"*self.{name}", *args[at + 1:]]
+        body = [f"if len(self.{name}) < {len(formats)}:",
+                f"    line = _formats[len(self.{name})] % "
+                f"({''.join(a + ', ' for a in spread_args)})",
+                "else:", "    " + body[0]]
     for name, w in rest:
         key = ("," if parts else "") + _quoted(name) + ":"
         text = _as_text(*w.codec.line).replace("{v}", "self." + name)
         body += _maybe(w, name, f"line += {key!r} + {text}")
         parts.append(key)
-    to_line = _function("to_line(self)", body + ['return line + "}"'])
+    to_line = _function("to_line(self)", body + ['return line' + (' + "}"' if rest else "")])
 
     # from_json: required keys as they are (the log checker checked them), the others kept
     # only when valid
