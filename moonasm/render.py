@@ -18,19 +18,6 @@ def paint(text: str, style: str, color: bool) -> str:
     return f"{style}{text}{RESET}" if color else text
 
 
-def outcome(result: str, rounds: int, winners: list[str]) -> str:
-    """How a game ended, in the words `play` and `replay` both print: `won in 7 rounds: every
-    goal solved`, `lost after 3 rounds`, `finished after 9 rounds; winner: 1 (builder)`.
-    `winners` are the winning seats as the caller names them."""
-    round_word = f"{rounds} round{'s' if rounds != 1 else ''}"
-    if result == "won":
-        return f"won in {round_word}: every goal solved"
-    if result == "lost":
-        return f"lost after {round_word}"
-    shared = " (shared)" if len(winners) > 1 else ""
-    return f"finished after {round_word}; winner{shared}: {', '.join(winners) or 'nobody'}"
-
-
 def bits(value: int, width: int, color: bool = False) -> str:
     """`0110`, with the ones lit when colour is on."""
     text = f"{value:0{width}b}"

@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from moonasm import isa
-from moonasm.diagnostics import count
 from moonasm.game import events as ev
 from moonasm.game.log_read import LogReader, Summary
 from moonasm.game.log_schema import Event
 from moonasm.game.log_verify import logs_steps
+from moonasm.game.narrate import Voice, say
 from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
-from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, outcome, paint
+from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
 
 # -- showing it --------------------------------------------------------------------------------
 
@@ -64,6 +64,43 @@ class Options:
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
+def heading(sentence: str, paint: Callable[[str, str], str]) -> str:
+    """A sentence shown as a heading of the replay (a skipped turn, a round's end): capital
+    first, in bold up to its colon."""
+    head, colon, rest = sentence.partition(": ")
+    return paint(head[:1].upper() + head[1:] + colon, BOLD) + rest
+
+
+class _ReplayVoice(Voice):
+    """The words of `moonasm.game.narrate` as replay shows them: values in bits, seats with
+    their names, a log's text made printable, a card's effect on the registers as lamps."""
+
+    def __init__(self, replay: Replay):
+        self.r = replay
+
+    @property
+    def loss_slot(self) -> int | None:  # type: ignore[override]
+        return self.r.table.loss_slot
+
+    def seat(self, seat: int) -> str:
+        return self.r.seat_plain(seat)
+
+    def value(self, value: int | None) -> str:
+        return self.r.value(value)
+
+    def card(self, value: int | None) -> str:
+        return self.r.card(value)
+
+    def name(self, name: str) -> str:
+        return self.r.paint(name, BOLD)
+
+    def text(self, text: str) -> str:
+        return printable(text)
+
+    def changes(self, e: ev.CardEvent) -> str:
+        return self.r.changes() or "no change (already 0)"
+
+
 class Replay:
     """Turns a log into lines of text; `lines()` yields them. `summary` is the reader's
     `scan()`: the log has been validated whole before anything is shown."""
@@ -94,6 +131,7 @@ class Replay:
         self.paid = 0
         self.steps_known = events is not None or logs_steps(log.header)
         self.wide = self.bits > 8
+        self.voice = _ReplayVoice(self)
         self.handlers: dict[type, Callable[[Any], list[str]]] = {
             ev.Setup: self.on_setup, ev.Draw: self.on_draw, ev.CardEvent: self.on_event,
             ev.Turn: self.on_turn, ev.Skip: self.on_skip, ev.Step: self.on_step,
@@ -265,39 +303,14 @@ class Replay:
         return f"pending goals: {text}{bug_text} (a goal reaching slot {table.loss_slot} loses)"
 
     def on_draw(self, e: ev.Draw) -> list[str]:
-        who = "" if e.seat is None else f"{self.seat(e.seat)} "
-        if e.card == "goal":
-            if e.to is not None:
-                text = f"{who}card {self.value(e.value)} goes into register {e.to}"
-            elif e.seat is not None:
-                text = f"{who}draws goal card {self.card(e.value)}"
-            else:
-                text = f"drawn: goal card {self.card(e.value)} joins the queue"
-        elif e.card == "bug":
-            if e.seat is not None:
-                text = f"{who}draws a BUG card: a hack token, and draws again"
-            else:
-                text = (f"drawn: a BUG card; it blocks a slot (a goal reaching slot "
-                        f"{self.table.loss_slot} loses)")
-        else:
-            text = f"{who}draws event {self.paint(str(e.name), BOLD)}"
-        return [self.indent() + self.paint(text, CYAN)]
+        return [self.indent() + self.paint(say(e, self.voice), CYAN)]
 
     def indent(self) -> str:
         return "    "
 
     def on_event(self, e: ev.CardEvent) -> list[str]:
-        before, after = self.disabled_before, self.table.disabled
-        if e.name.startswith("ERROR"):
-            new = [d for d in after if d not in before]
-            text = (f"{new[0]} is disabled until an OK card repairs it" if new
-                    else "already disabled: no effect")
-        elif e.name == "OK":
-            fixed = [d for d in before if d not in after]
-            text = f"{fixed[0]} is repaired" if fixed else "no active error: no effect"
-        else:
-            text = self.changes() or "no change (already 0)"
-        return [self.indent() + self.paint(f"  {e.name}: {text}", CYAN)]
+        return [self.indent() + self.paint("  " + say(e, self.voice, self.disabled_before),
+                                           CYAN)]
 
     def on_turn(self, e: ev.Turn) -> list[str]:
         self.paid = 0
@@ -311,8 +324,7 @@ class Replay:
         return out
 
     def on_skip(self, e: ev.Skip) -> list[str]:
-        return [self.paint(f"Round {e.round}: ", BOLD) + f"{self.seat(e.seat)} is "
-                f"skipped ({printable(e.reason)})"]
+        return [heading(say(e, self.voice), self.paint)]
 
     def on_step(self, e: ev.Step) -> list[str]:
         statement = printable(e.statement)
@@ -333,22 +345,17 @@ class Replay:
                 f"{self.paint(cost, YELLOW)}  left {left}   {self.changes() or 'no change'}"]
 
     def on_solved(self, e: ev.Solved) -> list[str]:
-        return [self.indent() + self.paint(f"★ {self.seat_plain(e.seat)} solves "
-                                           f"{self.value(e.goal)}: score {e.score}",
-                                           BOLD + GREEN)]
+        return [self.indent() + self.paint("★ " + say(e, self.voice), BOLD + GREEN)]
 
     def seat_plain(self, seat: int) -> str:
         return f"seat {seat} ({self.names.get(seat, '?')})"
 
     def on_fault(self, e: ev.Fault) -> list[str]:
-        line = e.line
-        where = f" at line {line}, column {e.column}" if line is not None else ""
-        out = [self.indent() + self.paint(f"✗ {e.kind} fault{where}: {printable(e.message)}",
-                                          BOLD + RED)]
+        out = [self.indent() + self.paint("✗ " + say(e, self.voice), BOLD + RED)]
         source = self.statement_at(e)
         if source is not None:
             text, caret = source
-            out.append(f"{self.indent()}    {line:>4} | {text}")
+            out.append(f"{self.indent()}    {e.line:>4} | {text}")
             if caret:
                 out.append(f"{self.indent()}    {'':>4} | {self.paint(caret, RED)}")
         out.append(self.indent() + self.paint("  the fault ends the turn", DIM))
@@ -374,28 +381,25 @@ class Replay:
         return (statement, "") if statement else None
 
     def on_hack(self, e: ev.Hack) -> list[str]:
-        return [self.indent() + self.paint(
-            f"{self.seat_plain(e.seat)} hacks {self.seat_plain(e.target)}: its goal "
-            f"{self.value(e.goal)} is shown as GOAL{e.target}, and the hack token passes "
-            "to it", BOLD + YELLOW)]
+        return [self.indent() + self.paint(say(e, self.voice), BOLD + YELLOW)]
 
     def on_end_turn(self, e: ev.EndTurn) -> list[str]:
         thinking = e.steps - self.paid if self.steps_known else 0
         think = f" ({thinking} thinking)" if thinking else ""
-        return [self.paint(f"    end of turn: {count(e.steps, 'step')}{think}", DIM)]
+        return [self.paint(f"    {say(e, self.voice)}{think}", DIM)]
 
     def on_round_end(self, e: ev.RoundEnd) -> list[str]:
-        head = self.paint(f"End of round {e.round}: ", BOLD)
-        deck_text = f"deck {e.deck} cards; " if e.deck is not None else ""
         if self.mode == "coop":
-            return [head + deck_text + self.queue()]
-        scores = ", ".join(f"{self.names[s]} {self.table.scores[s]}" for s in sorted(self.names))
-        return [head + deck_text + f"scores: {scores}"]
+            rest = self.queue()
+        else:
+            rest = "scores: " + ", ".join(f"{self.names[s]} {self.table.scores[s]}"
+                                          for s in sorted(self.names))
+        joint = ": " if e.deck is None else "; "  # after "end of round 2: 9 cards left ..."
+        return [heading(say(e, self.voice) + joint + rest, self.paint)]
 
     def on_result(self, e: ev.Result) -> list[str]:
-        text = outcome(e.result, e.rounds, [self.seat_plain(s) for s in e.winners])
         style = RED if e.result == "lost" else GREEN
-        out = [self.paint("Result: ", BOLD) + self.paint(text, BOLD + style)]
+        out = [self.paint("Result: ", BOLD) + self.paint(say(e, self.voice), BOLD + style)]
         rows = [("seat", "name", "solved", "faults")]
         for p in e.players:
             rows.append((str(p.seat), printable(p.name), str(p.solved), str(p.faults)))

@@ -14,6 +14,7 @@ from browser import chromium, errors
 from conftest import EXAMPLES, run_subprocess
 
 from moonasm.contest.store import Store
+from moonasm.isa import format_halves
 
 LOOPER = '.name "looper"\n.author "tests"\ntop:\n        JMP top\n'
 # A name that ended the old report's script or opened a comment in it, and an author that
@@ -112,12 +113,14 @@ def test_stepping_the_viewer_shows_the_registers_of_the_log(tournament, browser)
     next_turn = browser.find_element(By.ID, "nextturn")
     for turn in turns[:12]:
         next_turn.click()
-        assert _text(browser) == f"round {turn['round']}: seat {turn['seat']}'s turn"
+        assert _text(browser) == (f"round {turn['round']}: seat {turn['seat']}'s turn, "
+                                  f"power {format_halves(round(turn['power'] * 2))}")
         assert _viewer_registers(browser) == turn["registers"]
     # the keyboard: Shift+arrows by turns, arrows by steps, Space plays and pauses
     body = browser.find_element(By.TAG_NAME, "body")
     body.send_keys(Keys.SHIFT, Keys.ARROW_LEFT)
-    assert _text(browser) == f"round {turns[10]['round']}: seat {turns[10]['seat']}'s turn"
+    assert _text(browser).startswith(f"round {turns[10]['round']}: seat {turns[10]['seat']}'s "
+                                     "turn, power ")
     position = _text(browser, "position")
     body.send_keys(Keys.ARROW_RIGHT)
     body.send_keys(Keys.ARROW_LEFT)
@@ -182,7 +185,7 @@ def test_a_fault_links_to_its_frame_and_the_url_opens_it(tournament, browser) ->
     fragment = link.get_attribute("href").split("#", 1)[1]
     link.click()
     text = _text(browser)
-    assert "overload fault at line 4: more than 10000 steps" in text
+    assert ": overload fault at line 4, column 9: more than 10000 steps this turn" in text
     assert browser.execute_script("return location.hash") == "#" + fragment
     game = fragment.split("&")[0].split("=")[1]
     assert command.startswith(f"moonasm replay {out} --game {game} --turn ")

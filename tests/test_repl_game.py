@@ -31,7 +31,7 @@ def game(mode: str = "coop", seats: tuple[str, ...] = ("human", "bot"), seed: in
 def test_cooperative_game_to_the_end() -> None:
     g = game()
     intro = render.plain(g.greeting())
-    assert "cooperative" in intro and "setup:" in intro and "your turn" in intro
+    assert "cooperative" in intro and "the table is dealt: " in intro and "your turn" in intro
     transcript = []
     for _ in range(400):
         if g.game.finished:
@@ -46,7 +46,7 @@ def test_cooperative_game_to_the_end() -> None:
     assert "counter │ CMP" not in text and "counter │ J" not in text  # ...its thinking is not,
     assert "thinking steps (CMP, jumps) not shown" in text  # only counted
     assert "game over" in text
-    assert "solved" in text
+    assert "solves" in text
     assert not g.finished  # a human is at the table: the REPL stays until :quit
     assert "game is over" in g.feed("INC A").text
     assert g.feed(":quit").quit
@@ -86,7 +86,7 @@ def test_undo_never_reaches_back_past_a_solved_goal_or_a_drawn_card() -> None:
     g.turn_start = g.game.snapshot()
     g.feed("NOT B")
     r = g.feed("INC A")
-    assert "solved" in r.text and g.game.scores[1] == 1
+    assert "★ player 1 (h1) solves 1000 (8): score 1" in r.text and g.game.scores[1] == 1
     drawn = g.game.goal_of(1)
     r = g.feed(":undo")  # taking INC A back would put the drawn card back in the deck
     assert r.status == 3
@@ -107,7 +107,7 @@ def test_undo_stops_at_a_goal_solved_in_coop() -> None:
     assert [p.goal for p in g.game.pending_goals] == [8, 6] and g.game.seat == 1
     assert g.machine.regs[0] == 2
     r = g.feed("ROL A; ROL A; NOT B")  # 2 -> 4 -> 8 solves the first goal
-    assert "solved 1000" in r.text and g.game.turn_open and g.game.active_goal == 6
+    assert "solves 1000 (8): score 1" in r.text and g.game.turn_open and g.game.active_goal == 6
     assert "took back NOT B" in g.feed(":undo").text
     r = g.feed(":undo")
     assert not r.ok and "cannot take back ROL A: a goal was solved after it" in r.text
@@ -288,6 +288,6 @@ def test_an_input_cut_short_by_the_last_goal_says_what_did_not_run(monkeypatch) 
     g.greeting()
     reply = g.feed("MOV A, B; INC A; INC A")
     assert "the input stopped after MOV A, B (line 1): no goal is left to work on" in reply.text
-    assert "game over after 1 round: won" in reply.text
+    assert "game over: won in 1 round: every goal solved" in reply.text
     assert g.machine.regs[0] == 1  # INC A never ran
     assert g.table.finished and g.table.result is not None and g.table.result.result == "won"

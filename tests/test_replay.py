@@ -585,7 +585,7 @@ def test_replay_of_two_looping_bots_is_quick(tmp_path: Path) -> None:
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("overload fault") == 200  # 100 rounds, both bots, every turn
-    assert "end of turn: 10000 steps (10000 thinking)" in proc.stdout
+    assert "end of seat 2 (think)'s turn: 10000 steps (10000 thinking)" in proc.stdout
     # 2,000,000 statements traced one by one took 26 s here; folded, well under 2 s of CPU
     after = os.times()
     cpu = (after.children_user + after.children_system

@@ -147,7 +147,7 @@ def _summary(game: Any, result: dict[str, Any]) -> None:
         cells = [cell.rjust(w) if i in (0, len(head) - 2, len(head) - 1) else cell.ljust(w)
                  for i, (cell, w) in enumerate(zip(r, widths, strict=True))]
         print("  " + "  ".join(cells))
-    from moonasm.render import outcome
+    from moonasm.game.narrate import outcome
 
     winners = [f"{s} ({game.names[s - 1]})" for s in result["winners"]]
     print(f"result: {outcome(result['result'], result['rounds'], winners)}")

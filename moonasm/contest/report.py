@@ -29,13 +29,13 @@ import dataclasses
 import html
 import json
 import shlex
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.standings import Standing, wilson
-from moonasm.diagnostics import count
 from moonasm.game import events as ev
+from moonasm.game.narrate import Voice, say
 from moonasm.game.options import MODE_NAMES, GameOptions
 from moonasm.game.table import TableState
 
@@ -231,6 +231,8 @@ class _Frames:
         self.table = TableState.new(mode=mode, bits=bits, players=players)
         self.seats = range(1, players + 1)
         self.visible = visible
+        self.voice = _ViewerVoice(visible)
+        self.disabled_before: tuple[str, ...] = ()  # the errors before the event added
         self.frames: list[list[Any]] = []
         self.fault_frames: dict[str, int] = {}  # "round:seat" -> frame of its fault
         self.statements: dict[int, dict[int, str]] = {}  # seat -> line -> thinking statement
@@ -253,10 +255,13 @@ class _Frames:
 
     def add(self, event: ev.AnyEvent) -> None:
         table = self.table
+        self.disabled_before = table.disabled
         table.apply(event)
-        describe = _DESCRIBE.get(type(event))
         seat = getattr(event, "seat", None) or table.seat
-        text = describe(event, seat in self.visible) if describe is not None else None
+        text = None
+        if not isinstance(event, ev.Unknown) and not (type(event) is ev.Draw
+                                                      and event.card == "goal"):
+            text = say(event, self.voice, self.disabled_before)
         if type(event) is ev.Result:
             self.result = event.result
         if text is None:
@@ -282,35 +287,15 @@ class _Frames:
         self.frames.append(frame)
 
 
-def _fault(e: ev.Fault, visible: bool) -> str:
-    where = f" at line {e.line}" if e.line else ""
-    message = f": {e.message}" if visible else ""
-    return f"seat {e.seat}: {e.kind} fault{where}{message}"
+class _ViewerVoice(Voice):
+    """The viewer's words: plain numbers, and a seat's program private unless its source is
+    shown (an operation as the table saw it; a fault's kind and line, which are public)."""
 
+    def __init__(self, visible: Collection[int]):
+        self.visible = visible
 
-def _draw(e: ev.Draw, _visible: bool) -> str | None:
-    if e.card == "goal":
-        return None
-    return f"{e.card} card drawn" + (f" by seat {e.seat}" if e.seat else "")
-
-
-# A line of text for each event the viewer shows a frame for (None: no frame); the flag says
-# whether the seat's private details (a fault's message) may be shown.
-_DESCRIBE: dict[type, Callable[[Any, bool], str | None]] = {
-    ev.Step: lambda e, visible: f"seat {e.seat}, line {e.line}: {e.statement}" if visible
-    else f"seat {e.seat}: {e.statement}",
-    ev.Turn: lambda e, _: f"round {e.round}: seat {e.seat}'s turn",
-    ev.Skip: lambda e, _: f"round {e.round}: seat {e.seat} is skipped ({e.reason})",
-    ev.Setup: lambda e, _: "the table is dealt",
-    ev.Solved: lambda e, _: f"seat {e.seat} solves {e.goal} (score {e.score})",
-    ev.Fault: _fault,
-    ev.Hack: lambda e, _: f"seat {e.seat} hacks seat {e.target}: goal {e.goal} shown",
-    ev.CardEvent: lambda e, _: f"event card: {e.name}",
-    ev.Draw: _draw,
-    ev.EndTurn: lambda e, _: f"end of seat {e.seat}'s turn: {count(e.steps, 'step')}",
-    ev.RoundEnd: lambda e, _: f"end of round {e.round}",
-    ev.Result: lambda e, _: f"game over: {e.result} after {count(e.rounds, 'round')}",
-}
+    def private(self, seat: int) -> bool:
+        return seat not in self.visible
 
 
 # -- the page ------------------------------------------------------------------------------

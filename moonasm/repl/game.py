@@ -29,6 +29,7 @@ from moonasm import isa
 from moonasm.diagnostics import Diagnostic
 from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
+from moonasm.game.narrate import Voice, say
 from moonasm.game.options import MODE_NAMES
 from moonasm.game.table import TableState
 from moonasm.lang.check import Program, Stmt, Turn, check, given
@@ -66,6 +67,31 @@ class Seat:
         return self.kind == "human"
 
 
+class _SessionVoice(Voice):
+    """`moonasm.game.narrate`'s words as a game session shows them: players by name, values
+    in the session's bits, a competitive goal card drawn kept secret."""
+
+    def __init__(self, session: GameSession):
+        self.s = session
+        self.secret_goals = session.versus
+
+    @property
+    def loss_slot(self) -> int | None:  # type: ignore[override]
+        return self.s.table.loss_slot
+
+    def seat(self, seat: int) -> str:
+        return self.s.seat_name(seat)
+
+    def value(self, value: int | None) -> str:
+        return self.s._bits(value)
+
+    def amount(self, halves: int | None) -> str:
+        return rd.halves(halves, self.s.glyphs) if halves else "0"
+
+    def changes(self, e: ev.CardEvent) -> str:
+        return self.s._regs(e.registers)
+
+
 class GameSession(BaseSession):
     """One game at one keyboard."""
 
@@ -74,6 +100,7 @@ class GameSession(BaseSession):
         super().__init__(glyphs, cwd=cwd)
         self.options = options
         self.seats = seats
+        self.voice = _SessionVoice(self)
         self.reset()
 
     # -- setting up --------------------------------------------------------------------------
@@ -90,6 +117,7 @@ class GameSession(BaseSession):
         self.barrier, self.barrier_why = 0, ""  # :undo stops at done[barrier - 1]
         self.moves: list[str] = []  # the inputs that played, for :save
         self.table = TableState.new(self.options.mode, self.options.bits, len(self.seats))
+        self.disabled_before: tuple[str, ...] = ()  # the errors before the event shown
         self.game = Game(self.options, [s.name for s in self.seats], self._on_event)
         self.machine = self.game.machine
         self._advance()
@@ -202,6 +230,7 @@ class GameSession(BaseSession):
     # -- events -----------------------------------------------------------------------------
 
     def _on_event(self, event: ev.GameEvent) -> None:
+        self.disabled_before = self.table.disabled
         self.table.apply(event)
         if isinstance(event, ev.Solved):  # after the statement that solved it was recorded
             self._barrier("a goal was solved", len(self.done))
@@ -219,68 +248,34 @@ class GameSession(BaseSession):
                          for n, v in zip(isa.REGISTERS, regs, strict=True))
 
     def _show(self, e: ev.GameEvent) -> Fragments:
-        """An event as lines on screen; in versus, never a goal that is still secret."""
+        """An event as lines on screen, in `moonasm.game.narrate`'s words; in versus, never
+        a goal that is still secret."""
+        said = say(e, self.voice, self.disabled_before)
         match e:
-            case ev.Setup():
-                text = f"setup: {self._regs(e.registers)}; {e.deck} cards in the deck"
-                if not self.versus and e.pending:
-                    text += "; goal " + ", ".join(self._bits(g) for g in e.pending)
-                return [("class:event", text + "\n")]
-            case ev.Draw():
-                return self._show_draw(e)
-            case ev.CardEvent():
-                errors = ", ".join(e.disabled) or "none"
-                return [("class:event", f"event {e.name}: {self._regs(e.registers)}; "
-                         f"errors: {errors}\n")]
+            case ev.Setup() | ev.RoundEnd():
+                if not self.versus:
+                    pending = ", ".join(f"{self._bits(p.goal)} in slot {p.slot}"
+                                        for p in self.table.pending) or "none"
+                    said += f"; pending goals: {pending}; BUGs {self.table.bugs}"
+                return [("class:event", said + "\n")]
             case ev.Turn():
                 self.bot_steps = self.bot_thinking = 0
                 if self.seats[e.seat - 1].human:
                     return []
-                return [("class:rule", f"── round {e.round} · {self.seat_name(e.seat)} plays "
-                         f"(power {rd.halves(e.power, self.glyphs) if e.power else 0}) ──\n")]
-            case ev.Skip():
-                return [("class:event", f"{self.seat_name(e.seat)} has no goal and skips the "
-                         "turn\n")]
+                return [("class:rule", f"── {said} ──\n")]
             case ev.Step():
                 return self._show_step(e)
             case ev.EndTurn():
                 return self._show_end_turn()
             case ev.Solved():
-                return [("class:ok", f"★ {self.seat_name(e.seat)} solved {self._bits(e.goal)}"
-                         f" (score {e.score})\n")]
+                return [("class:ok", f"★ {said}\n")]
             case ev.Fault():
                 if self.seats[e.seat - 1].human:
                     return []  # the session explains a human's faults itself, with a caret
-                return [("class:fault", f"  {self.seats[e.seat - 1].name:>10} │ {e.kind} "
-                         f"fault: {e.message} (line {e.line})\n")]
-            case ev.Hack():
-                return [("class:event", f"{self.seat_name(e.seat)} hacks player {e.target}: "
-                         f"their goal {self._bits(e.goal)} is shown (GOAL{e.target})\n")]
-            case ev.RoundEnd():
-                text = f"end of round {e.round}: {e.deck} cards left"
-                if not self.versus:
-                    pending = ", ".join(f"{self._bits(p.goal)} in slot {p.slot}"
-                                        for p in e.pending) or "none"
-                    text += f"; pending goals: {pending}; BUGs {e.bugs}"
-                return [("class:event", text + "\n")]
+                return [("class:fault", f"  {said}\n")]
             case ev.Result():
-                return self._show_result(e)
-        return []
-
-    def _show_draw(self, e: ev.Draw) -> Fragments:
-        if e.to:
-            return [("class:event", f"a goal card goes into {e.to}: {self._bits(e.value)}\n")]
-        who = "the table draws" if e.seat is None else f"{self.seat_name(e.seat)} draws"
-        if e.card == "bug":
-            what = "a BUG card" + (" (a hack token)" if self.versus else
-                                   ": it blocks a goal slot for the rest of the game")
-        elif e.card == "event":
-            what = f"the event card {e.name}"
-        elif self.versus:
-            what = "a secret goal card"
-        else:
-            what = f"the goal card {self._bits(e.value)}"
-        return [("class:event", f"{who} {what}\n")]
+                return self._show_result(said, e)
+        return [("class:event", said + "\n")]
 
     def _show_step(self, e: ev.Step) -> Fragments:
         if self.seats[e.seat - 1].human:
@@ -312,9 +307,8 @@ class GameSession(BaseSession):
             return [("class:bot", f"  {'':>10} │ … and {' and '.join(notes)} not shown\n")]
         return []
 
-    def _show_result(self, e: ev.Result) -> Fragments:
-        out: Fragments = [("class:help.title", f"game over after {e.rounds} round"
-                           f"{'s' if e.rounds != 1 else ''}: {e.result}\n")]
+    def _show_result(self, said: str, e: ev.Result) -> Fragments:
+        out: Fragments = [("class:help.title", f"game over: {said}\n")]
         for p in e.players:
             win = " ★ winner" if p.seat in e.winners else ""
             out.append(("", f"  {p.seat}. {p.name}: {p.solved} solved, {p.faults} faults"
