@@ -102,33 +102,13 @@ class GameOptions:
         return [message for _, message in self.keyed_problems(players)]
 
     def keyed_problems(self, players: int) -> list[tuple[str, str]]:
-        """`problems`, each with the key of the option it is about ("players": the seats)."""
+        """`problems`, each with the key of the option it is about ("players": the seats);
+        each option's own checks (`Option.problems`)."""
         out = []
-        if self.mode not in MODES:
-            out.append(("mode", f"mode must be coop or versus, not '{self.mode}'"))
         if not 1 <= players <= 4:
             out.append(("players", f"a game has 1-4 players, not {players}"))
-        width = width_problem(self.bits)
-        if width is not None:
-            out.append(("bits", width))
-        if len(self.levels) > 1 and len(self.levels) != players:
-            out.append(("levels", f"{len(self.levels)} levels given for {players} players"))
-        for level in self.levels:
-            if level not in tables.LEVELS:
-                out.append(("levels", f"level must be one of {', '.join(tables.LEVELS)}, "
-                            f"not '{level}'"))
-        for seat, kind in sorted(self.hackers.items()):
-            if not 1 <= seat <= players:
-                out.append(("hackers", f"hacker for seat {seat}, but seats are 1-{players}"))
-            if kind not in isa.HACKERS:
-                out.append(("hackers", f"hacker must be one of {', '.join(isa.HACKERS)}, "
-                            f"not '{kind}'"))
-        if self.extras not in EXTRAS:
-            out.append(("extras", f"extras must be off, tokens or on, not '{self.extras}'"))
-        if self.max_rounds < 1:
-            out.append(("max_rounds", f"max_rounds must be at least 1, not {self.max_rounds}"))
-        if self.max_steps < 1:
-            out.append(("max_steps", f"max_steps must be at least 1, not {self.max_steps}"))
+        for option in OPTIONS:
+            out += [(option.key, m) for m in option.problems(getattr(self, option.key), players)]
         return out
 
 
@@ -182,12 +162,44 @@ def _hackers(value: Any) -> dict[int, str]:
     return dict(sorted(hackers.items()))
 
 
+def _one_of(values: tuple[str, ...]) -> str:
+    return ", ".join(values[:-1]) + " or " + values[-1]
+
+
+def _level_problems(levels: tuple[str, ...], players: int) -> list[str]:
+    out = []
+    if len(levels) > 1 and len(levels) != players:
+        out.append(f"{len(levels)} levels given for {players} players")
+    out += [f"level must be one of {', '.join(tables.LEVELS)}, not '{level}'"
+            for level in levels if level not in tables.LEVELS]
+    return out
+
+
+def _hacker_problems(hackers: dict[int, str], players: int) -> list[str]:
+    out = []
+    for seat, kind in sorted(hackers.items()):
+        if not 1 <= seat <= players:
+            out.append(f"hacker for seat {seat}, but seats are 1-{players}")
+        if kind not in isa.HACKERS:
+            out.append(f"hacker must be one of {', '.join(isa.HACKERS)}, not '{kind}'")
+    return out
+
+
+def _seat_levels(levels: tuple[str, ...], players: int) -> list[str]:
+    """Every seat's level spelled out (what a log records)."""
+    options = GameOptions(levels=levels)
+    return [options.level(s) for s in range(1, players + 1)]
+
+
 @dataclass(frozen=True)
 class Option:
-    """One game option: its key (the `GameOptions` field and its JSON name), its flag on the
-    command line (None: not offered there), the reader of its JSON value (raises ValueError
-    when the value has the wrong shape; what values a game allows is `keyed_problems`'),
-    its default and help."""
+    """One game option, declared once: its key (the `GameOptions` field and its JSON name),
+    its flag on the command line (None: not offered there), the reader of its JSON value
+    (raises ValueError when the value has the wrong shape), its default and help; what values
+    a game allows (`allowed` words, `least` for a number, or its own `check` of the value
+    for a game of so many players); and, for an option whose value names seats
+    (`per_seat`), how it is written for a game of so many players (`write`) and given as
+    repeated `SEAT=...` flags. Everything else reads these."""
 
     key: str
     flag: str | None
@@ -195,26 +207,58 @@ class Option:
     default: Any
     help: str
     metavar: str | None = None
+    allowed: tuple[str, ...] | None = None
+    least: int | None = None
+    check: Callable[[Any, int], list[str]] | None = None
+    per_seat: bool = False
+    write: Callable[[Any, int], Any] | None = None
+
+    def problems(self, value: Any, players: int) -> list[str]:
+        """What is wrong with `value` for a game of `players` seats, in a user's words."""
+        if self.allowed is not None and value not in self.allowed:
+            return [f"{self.key} must be {_one_of(self.allowed)}, not '{value}'"]
+        if self.least is not None and value < self.least:
+            return [f"{self.key} must be at least {self.least}, not {value}"]
+        return [] if self.check is None else self.check(value, players)
+
+    def to_json(self, value: Any, players: int) -> Any:
+        return value if self.write is None else self.write(value, players)
+
+    def words(self, value: Any, players: int) -> list[str]:
+        """The flags that give `value` again (every seat spelled out)."""
+        if self.flag is None:
+            return []
+        if self.per_seat:
+            items = (enumerate(value, 1) if isinstance(value, list)
+                     else sorted(value.items()))
+            return [w for seat, v in items for w in (self.flag, f"{seat}={v}")]
+        if self.read is _flag:
+            return [self.flag] if value else []
+        return [self.flag, str(value)]
 
 
 OPTIONS: tuple[Option, ...] = (
-    Option("mode", "--mode", _text, "coop",
-           "cooperative (coop) or competitive (versus)"),
+    Option("mode", "--mode", _text, "coop", "cooperative (coop) or competitive (versus)",
+           allowed=MODES),
     Option("bits", "--bits", _whole, 4,
-           "register width: 4, 5, 6 or 8; wider goals use two cards", "N"),
+           "register width: 4, 5, 6 or 8; wider goals use two cards (default 4)", "N",
+           check=lambda bits, _: [p for p in [width_problem(bits)] if p]),
     Option("levels", "--level", _levels, (),
            "novice (default), medium or hacker; for every seat, or SEAT=L for one "
-           "(repeatable)", "L|SEAT=L"),
+           "(repeatable)", "L|SEAT=L", check=_level_problems, per_seat=True,
+           write=_seat_levels),
     Option("hackers", "--hacker", _hackers, {},
            "give a seat a hacker: addition, copy, rotation or logic (repeatable)",
-           "SEAT=KIND"),
+           "SEAT=KIND", check=_hacker_problems, per_seat=True,
+           write=lambda hackers, _: {str(s): hackers[s] for s in sorted(hackers)}),
     Option("events", "--events", _flag, False, "shuffle the 17 event cards into the deck"),
     Option("extras", "--extras", _text, "off",
-           "extra operations: off (default), tokens (earned by solving goal cards) or on"),
+           "extra operations: off (default), tokens (earned by solving goal cards) or on",
+           allowed=EXTRAS),
     Option("max_rounds", "--max-rounds", _whole, MAX_ROUNDS,
-           f"end a game after N rounds (default {MAX_ROUNDS})", "N"),
+           f"end a game after N rounds (default {MAX_ROUNDS})", "N", least=1),
     Option("max_steps", None, _whole, MAX_STEPS,
-           f"statements a bot may execute in one turn (default {MAX_STEPS})"),
+           f"statements a bot may execute in one turn (default {MAX_STEPS})", least=1),
 )
 OPTION_KEYS: tuple[str, ...] = tuple(o.key for o in OPTIONS)
 
@@ -222,16 +266,7 @@ OPTION_KEYS: tuple[str, ...] = tuple(o.key for o in OPTIONS)
 def to_json(options: GameOptions, players: int) -> dict[str, Any]:
     """The options as JSON: log headers, contest payloads and stores, the server (levels
     resolved per seat, hackers keyed by seat number as a string)."""
-    return {
-        "mode": options.mode,
-        "bits": options.bits,
-        "levels": [options.level(s) for s in range(1, players + 1)],
-        "hackers": {str(s): options.hackers[s] for s in sorted(options.hackers)},
-        "events": options.events,
-        "extras": options.extras,
-        "max_rounds": options.max_rounds,
-        "max_steps": options.max_steps,
-    }
+    return {o.key: o.to_json(getattr(options, o.key), players) for o in OPTIONS}
 
 
 def from_json(obj: Mapping[str, Any], players: int, *, seed: int = 0) -> GameOptions:
@@ -266,28 +301,24 @@ def add_arguments(parser: argparse.ArgumentParser, *, mode: str = "coop",
         if option.flag is None or option.key in leave_out:
             continue
         default = None if unset else option.default
-        if option.key == "mode":
+        if option.key == "mode":  # each command has its own default mode
             other = "versus" if mode == "coop" else "coop"
             parser.add_argument(option.flag, choices=MODES, default=None if unset else mode,
                                 help=f"{MODE_NAMES[mode]} (default) or {MODE_NAMES[other]}")
-        elif option.key == "bits":
-            parser.add_argument(option.flag, type=_arg(option), default=default,
-                                metavar=option.metavar, help=option.help + " (default 4)")
-        elif option.key in ("levels", "hackers"):
+        elif option.per_seat:
             parser.add_argument(option.flag, action="append", default=[],
                                 metavar=option.metavar, help=option.help)
-        elif option.key == "events":
+        elif option.read is _flag:
             parser.add_argument(option.flag, action="store_true", help=option.help)
-        elif option.key == "extras":
-            parser.add_argument(option.flag, choices=EXTRAS, default=default,
+        elif option.allowed is not None:
+            parser.add_argument(option.flag, choices=option.allowed, default=default,
                                 help=option.help)
         else:
             parser.add_argument(option.flag, type=_arg(option), default=default,
                                 metavar=option.metavar, help=option.help)
-        if option.key == "extras":
-            parser.add_argument("--seed", type=_seed_arg, metavar="S",
-                                help=f"{seed_of}'s seed, 0 to 2**53 - 1 (default: chosen at "
-                                "random and printed)")
+    parser.add_argument("--seed", type=_seed_arg, metavar="S",
+                        help=f"{seed_of}'s seed, 0 to 2**53 - 1 (default: chosen at "
+                        "random and printed)")
 
 
 def _seed_arg(text: str) -> int:
@@ -348,12 +379,5 @@ def from_arguments(args: argparse.Namespace, players: int, seed: int = 0) -> Gam
 
 def command_line(options: GameOptions, players: int) -> list[str]:
     """The flags that give these options again (every seat's level spelled out)."""
-    words = ["--mode", options.mode, "--bits", str(options.bits)]
-    for seat in range(1, players + 1):
-        words += ["--level", f"{seat}={options.level(seat)}"]
-    for seat, kind in sorted(options.hackers.items()):
-        words += ["--hacker", f"{seat}={kind}"]
-    if options.events:
-        words.append("--events")
-    words += ["--extras", options.extras, "--max-rounds", str(options.max_rounds)]
-    return words
+    return [w for o in OPTIONS for w in o.words(o.to_json(getattr(options, o.key), players),
+                                                players)]
