@@ -46,7 +46,8 @@ def typed_options(draw: st.DrawFn) -> tuple[list[str], int]:
     if draw(st.booleans()):
         words.append("--events")
     words += ["--extras", draw(st.sampled_from(["off", "tokens", "on"])),
-              "--max-rounds", str(draw(st.integers(1, 500)))]
+              "--max-rounds", str(draw(st.integers(1, 500))),
+              "--max-steps", str(draw(st.integers(1, 10_000)))]
     return words, players
 
 
@@ -84,6 +85,7 @@ def test_every_option_has_a_json_key_a_default_and_help() -> None:
     ({"hackers": {"x": "copy"}}, "hackers", "a seat is a number 1-4, not 'x'"),
     ({"events": "yes"}, "events", "must be true or false, not 'yes'"),
     ({"max_rounds": 0}, "max_rounds", "max_rounds must be at least 1, not 0"),
+    ({"max_steps": 10_001}, "max_steps", "max_steps must be at most 10,000, not 10,001"),
     ({"rounds": 3}, "rounds", "not a game option (they are mode, bits, levels"),
 ])
 def test_json_errors_name_the_key(obj: dict[str, object], key: str, message: str) -> None:

@@ -75,7 +75,7 @@ BAD_CONFIG: list[tuple[str, Any, str]] = [
     ("hackers", {"²": "rotation"}, "hacker seat \"\\u00b2\" is not a seat number"),
     ("hackers", {"1": "wizard"}, "hacker must be one of"),
     ("hackers", {"3": "logic"}, "hacker for seat 3, but seats are 1-2"),
-    ("max_steps", 10**12, "\"max_steps\" is 1000000000000; a game allows at most 10,000"),
+    ("max_steps", 10**12, "max_steps must be at most 10,000, not 1,000,000,000,000"),
     ("max_steps", 0, "max_steps must be at least 1, not 0"),
     ("mode", "chess", "mode must be coop or versus"),
     ("bits", 99, "games use 4, 5, 6 or 8 bits, not 99"),

@@ -150,9 +150,6 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
         if not (seat.isascii() and seat.isdigit()):
             raise LogError(line, f"the header's \"config\": hacker seat {_shown(seat)} is not "
                            "a seat number")
-    if config["max_steps"] > MAX_STEPS:
-        raise LogError(line, f"the header's \"config\": \"max_steps\" is {config['max_steps']}"
-                       f"; a game allows at most {MAX_STEPS:,} steps a turn")
     try:
         options_from_header(obj)
     except game_options.OptionError as e:

@@ -196,7 +196,7 @@ class Option:
     """One game option, declared once: its key (the `GameOptions` field and its JSON name),
     its flag on the command line (None: not offered there), the reader of its JSON value
     (raises ValueError when the value has the wrong shape), its default and help; what values
-    a game allows (`allowed` words, `least` for a number, or its own `check` of the value
+    a game allows (`allowed` words, `least`/`most` for a number, or its own `check` of the value
     for a game of so many players); and, for an option whose value names seats
     (`per_seat`), how it is written for a game of so many players (`write`) and given as
     repeated `SEAT=...` flags. Everything else reads these."""
@@ -209,6 +209,7 @@ class Option:
     metavar: str | None = None
     allowed: tuple[str, ...] | None = None
     least: int | None = None
+    most: int | None = None
     check: Callable[[Any, int], list[str]] | None = None
     per_seat: bool = False
     write: Callable[[Any, int], Any] | None = None
@@ -219,6 +220,8 @@ class Option:
             return [f"{self.key} must be {_one_of(self.allowed)}, not '{value}'"]
         if self.least is not None and value < self.least:
             return [f"{self.key} must be at least {self.least}, not {value}"]
+        if self.most is not None and value > self.most:
+            return [f"{self.key} must be at most {self.most:,}, not {value:,}"]
         return [] if self.check is None else self.check(value, players)
 
     def to_json(self, value: Any, players: int) -> Any:
@@ -257,8 +260,9 @@ OPTIONS: tuple[Option, ...] = (
            allowed=EXTRAS),
     Option("max_rounds", "--max-rounds", _whole, MAX_ROUNDS,
            f"end a game after N rounds (default {MAX_ROUNDS})", "N", least=1),
-    Option("max_steps", None, _whole, MAX_STEPS,
-           f"statements a bot may execute in one turn (default {MAX_STEPS})", least=1),
+    Option("max_steps", "--max-steps", _whole, MAX_STEPS,
+           f"statements a bot may execute in one turn, 1 to {MAX_STEPS:,} (the default); "
+           "more is an overload fault", "N", least=1, most=MAX_STEPS),
 )
 OPTION_KEYS: tuple[str, ...] = tuple(o.key for o in OPTIONS)
 
