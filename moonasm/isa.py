@@ -11,7 +11,7 @@ Power is counted in *halves* everywhere: an operation that costs ½ costs 1 here
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class Slot(enum.Enum):
@@ -37,9 +37,9 @@ class Family(enum.Enum):
         return self.value[1] if mode == "versus" else self.value[0]
 
 
-@dataclass(frozen=True)
-class Operation:
-    """One row of the table.
+class Operation(NamedTuple):
+    """One row of the table. (The table's rows are NamedTuples, not dataclasses: on Python
+    3.11 making a dataclass costs ~0.6 ms, and every `moonasm run` and `check` makes them.)
 
     `effect` is a Python expression giving the destination's new value from `d` (destination),
     `s` (source), `M` (the all-ones mask) and `W1` (width − 1). `jump_if` is a condition on `c`,
@@ -160,8 +160,7 @@ class StateParam(enum.Enum):
         return machine_ops if self is StateParam.OPERATION else REGISTERS[1:] + machine_ops
 
 
-@dataclass(frozen=True)
-class StateOperand:
+class StateOperand(NamedTuple):
     """A game-state operand of spec §3.1: what a player at the table sees, readable by CMP.
 
     `numbered` rows take the player number in the word itself (`SCORE2`, like `GOAL2`);
@@ -217,8 +216,7 @@ VALUE_WORDS: tuple[str, ...] = GOAL_WORDS + (POWER_WORD,) + tuple(STATE_WORDS)
 OPERAND_WORDS: tuple[str, ...] = REGISTERS + RAM_WORDS + VALUE_WORDS
 
 
-@dataclass(frozen=True)
-class Hacker:
+class Hacker(NamedTuple):
     """A hacker card: a cheaper cost, or a number of free uses each turn, for named operations."""
 
     name: str

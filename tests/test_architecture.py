@@ -63,3 +63,13 @@ def test_run_and_check_import_no_server_solver_numpy_or_dask(argv: list[str]) ->
     out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
                          timeout=60, cwd=ROOT)
     assert out.stdout.splitlines()[-1] == "0 []", out.stdout + out.stderr
+
+
+def test_a_command_imports_no_other_command() -> None:
+    """`moonasm check` builds its own parser only: the other subcommands' modules, and what
+    they import, are start-up time it does not need."""
+    code = ("import sys; from moonasm.cli.main import main; status = main(sys.argv[1:]); "
+            "print(status, sorted(m for m in sys.modules if m.endswith('_cmd')))")
+    out = subprocess.run([sys.executable, "-c", code, "check", "examples/design-card.masm"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert out.stdout.splitlines()[-1] == "0 ['moonasm.cli.check_cmd']", out.stdout + out.stderr

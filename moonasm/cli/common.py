@@ -16,7 +16,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING
 
 from moonasm.diagnostics import Diagnostic
@@ -58,15 +57,16 @@ def failure_object(diagnostics: list[JsonObject], **keys: object) -> JsonObject:
 Failure = Callable[[list[JsonObject]], JsonObject]
 
 
-@dataclass
 class Invocation:
     """The command being run, as usage errors need it: their prefix (`moonasm run`), whether
     `--json` was asked for, and the command's failure object (its `json_failure`, if the
-    command module defines one, else `failure_object` with no keys of its own)."""
+    command module defines one, else `failure_object` with no keys of its own). A plain
+    class: a dataclass costs start-up time that every command pays."""
 
-    prog: str = "moonasm"
-    json: bool = False
-    failure: Failure = failure_object
+    def __init__(self) -> None:
+        self.prog = "moonasm"
+        self.json = False
+        self.failure: Failure = failure_object
 
 
 INVOCATION = Invocation()

@@ -74,6 +74,9 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser(only: str | None = None) -> Parser:
+    """The parser of every subcommand, or of `only` alone: the others' modules are not
+    imported and their parsers not built (each argparse parser costs start-up time too).
+    Their names matter only to `--help` and to an unknown command's error, which build all."""
     import importlib
 
     parser = Parser(prog="moonasm", description="MOON assembly: run, check and play "
@@ -82,13 +85,14 @@ def build_parser(only: str | None = None) -> Parser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, summary) in SUBCOMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name, help=summary, add_help=False)
             continue
         try:
             mod = importlib.import_module(f"moonasm.cli.{module}")
         except ModuleNotFoundError as e:
             if e.name != f"moonasm.cli.{module}":
                 raise
+            if only is not None:
+                return build_parser()  # an unknown command: its error lists the others
             continue
         command = sub.add_parser(name, help=summary, description=mod.__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -36,8 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span, shorten
@@ -85,8 +84,7 @@ def _fail(kind: str, message: str, span: Span) -> DirectiveError:
     return DirectiveError(Diagnostic(kind, shorten(message), span))
 
 
-@dataclass(frozen=True)
-class Flag:
+class Flag(NamedTuple):
     """A configuration directive given on the command line: `moonasm run --set A=5` is
     `.set A, 5`, read by the directive's own reader and applied by the checker after the
     file's directives (`given`). `split` makes the flag's text the directive's operands
@@ -111,9 +109,9 @@ def _seated(text: str) -> list[str]:
     return [left.strip(), right.strip()] if eq else ["1", text.strip()]
 
 
-@dataclass(frozen=True)
-class DirectiveSpec:
-    """One directive: its words for people, and how it is read, applied and written."""
+class DirectiveSpec(NamedTuple):
+    """One directive: its words for people, and how it is read, applied and written. (A
+    NamedTuple, as `isa`'s rows are: a dataclass would cost start-up time.)"""
 
     name: str
     operands: tuple[str, ...]
