@@ -36,22 +36,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = ("docs/language.md", "docs/cli.md", "README.md")
 
 
-def halves_text(halves: int) -> str:
-    """A cost in halves as the rulebook prints it: 1 -> "½", 3 -> "1½", 4 -> "2"."""
-    whole, half = divmod(halves, 2)
-    if not half:
-        return str(whole)
-    return "½" if whole == 0 else f"{whole}½"
-
-
 def cost_text(op: isa.Operation) -> str:
     """An operation's cost in both modes: "1", "½", "1 (½ versus)", "0 (thinking)"."""
     coop, versus = op.family.halves("coop"), op.family.halves("versus")
     if op.family is isa.Family.THINK:
         return "0 (a step)"
     if coop == versus:
-        return halves_text(coop)
-    return f"{halves_text(coop)} (versus {halves_text(versus)})"
+        return isa.power_text(coop, "½")
+    return f"{isa.power_text(coop, '½')} (versus {isa.power_text(versus, '½')})"
 
 
 def _cell(text: str) -> str:
@@ -148,7 +140,7 @@ def help_epilog() -> str:
     lines = ["operations (power in the cooperative mode; versus: MOV and XCHG cost 0.5):"]
     width = max(len(op.signature()) for op in isa.TABLE)
     for op in isa.TABLE:
-        cost = isa.format_halves(op.family.halves("coop"))
+        cost = isa.power_text(op.family.halves("coop"))
         if op.family is isa.Family.THINK:
             cost = "0"
         flag = " (extra)" if op.extra else ""

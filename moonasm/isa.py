@@ -258,9 +258,15 @@ def halves_number(halves: float | None) -> int | float | None:
     return whole // 2 if whole % 2 == 0 else whole / 2
 
 
-def format_halves(halves: int | float) -> str:
-    """`3` -> "1.5", `4` -> "2": a power amount as the rulebook prints it."""
-    if halves >= float("inf"):
+def power_text(halves: float | None, half: str = ".5") -> str:
+    """A power amount in halves as a person reads it: 4 -> "2", 3 -> "1.5" (or "1½" with
+    `half="½"`, 1 -> "½"); None or infinite -> "unlimited". Every view of power writes it
+    with this."""
+    if halves is None or halves >= float("inf"):
         return "unlimited"
-    whole, half = divmod(int(halves), 2)
-    return f"{whole}.5" if half else str(whole)
+    whole, odd = divmod(int(halves), 2)
+    if not odd:
+        return str(whole)
+    return "½" if half == "½" and whole == 0 else f"{whole}{half}"
+
+

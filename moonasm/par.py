@@ -101,15 +101,15 @@ def verify(program: Program, parsed: Parsed) -> list[Diagnostic]:
         return []
     span = par_span(parsed)
     if best == UNREACHABLE:
-        return [Diagnostic("semantic", f".par {isa.format_halves(par)}, but no program "
+        return [Diagnostic("semantic", f".par {isa.power_text(par)}, but no program "
                            "reaches the goal under these rules", span)]
     assert isinstance(best, tuple)
     power, cheapest = best
-    shown = f"{isa.format_halves(power)} ({cheapest})"
+    shown = f"{isa.power_text(power)} ({cheapest})"
     if par < power:
-        return [Diagnostic("semantic", f".par {isa.format_halves(par)} is below the optimum: "
+        return [Diagnostic("semantic", f".par {isa.power_text(par)} is below the optimum: "
                            f"no program reaches the goal for less than {shown}", span)]
     if par > power:
-        return [Diagnostic("semantic", f".par {isa.format_halves(par)} is above the optimum, "
+        return [Diagnostic("semantic", f".par {isa.power_text(par)} is above the optimum, "
                            f"{shown}", span, severity="warning")]
     return []

@@ -39,8 +39,8 @@ def registers(m: Machine, color: bool = False) -> str:
 def trace_line(stmt: Stmt, cost: int, m: Machine, color: bool = False, width: int = 16) -> str:
     """One executed statement: line, statement (padded to `width`: the program's longest,
     so the columns after it line up), cost, power left, registers as bits."""
-    left = isa.format_halves(m.power)
+    left = isa.power_text(m.power)
     text = stmt.text.ljust(width)
     return (f"{paint(f'{stmt.line:>5}', DIM, color)}  {paint(text, CYAN, color)} "
-            f"cost {paint(f'{isa.format_halves(cost):>3}', YELLOW, color)}  "
+            f"cost {paint(f'{isa.power_text(cost):>3}', YELLOW, color)}  "
             f"left {left:>9}  {registers(m, color)}")

@@ -41,15 +41,6 @@ def printable(text: str) -> str:
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
-def amount(halves: int | None) -> str:
-    """Power in halves as the rulebook prints it: 3, 1.5, ½ stays "0.5"; None is unlimited."""
-    if halves is None:
-        return "unlimited"
-    if halves % 2 == 0:
-        return str(halves // 2)
-    return f"{halves / 2:g}"
-
-
 @dataclass
 class Options:
     color: bool = False
@@ -316,7 +307,7 @@ class Replay:
         self.paid = 0
         out = [self.paint(f"Round {e.round}, turn {self.turn}: ", BOLD)
                + f"{self.seat(e.seat)}, goal {self.paint(self.value(e.goal), BOLD + GREEN)}, "
-               f"power {amount(e.power)}"]
+               f"power {isa.power_text(e.power)}"]
         tokens = self.table.hack_tokens.get(e.seat)
         if self.table.versus and tokens:
             out[0] += f", {tokens} hack token{'s' if tokens > 1 else ''}"
@@ -339,8 +330,8 @@ class Replay:
         where = self.paint(f"{e.line:>4}", DIM)
         if thinking:
             return [f"    {where}  {self.paint(statement, DIM)}"]
-        cost = f"{amount(e.cost):>3}"
-        left = f"{amount(e.power):>3}"
+        cost = f"{isa.power_text(e.cost):>3}"
+        left = f"{isa.power_text(e.power):>3}"
         return [f"    {where}  {self.paint(f'{statement:<14}', CYAN)} cost "
                 f"{self.paint(cost, YELLOW)}  left {left}   {self.changes() or 'no change'}"]
 

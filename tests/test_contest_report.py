@@ -14,7 +14,7 @@ from browser import chromium, errors
 from conftest import EXAMPLES, run_subprocess
 
 from moonasm.contest.store import Store
-from moonasm.isa import format_halves
+from moonasm.isa import power_text
 
 LOOPER = '.name "looper"\n.author "tests"\ntop:\n        JMP top\n'
 # A name that ended the old report's script or opened a comment in it, and an author that
@@ -114,7 +114,7 @@ def test_stepping_the_viewer_shows_the_registers_of_the_log(tournament, browser)
     for turn in turns[:12]:
         next_turn.click()
         assert _text(browser) == (f"round {turn['round']}: seat {turn['seat']}'s turn, "
-                                  f"power {format_halves(round(turn['power'] * 2))}")
+                                  f"power {power_text(round(turn['power'] * 2))}")
         assert _viewer_registers(browser) == turn["registers"]
     # the keyboard: Shift+arrows by turns, arrows by steps, Space plays and pauses
     body = browser.find_element(By.TAG_NAME, "body")

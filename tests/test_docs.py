@@ -47,7 +47,7 @@ def test_costs_as_the_rulebook_prints_them() -> None:
     assert "| `OR` | reg, reg | ½ |" in table
     assert "| `INC` | reg | 2 |" in table
     assert "| `CMP` | value, value | 0 (a step) |" in table
-    assert [docs.halves_text(h) for h in range(5)] == ["0", "½", "1", "1½", "2"]
+    assert [isa.power_text(h, "½") for h in range(5)] == ["0", "½", "1", "1½", "2"]
 
 
 def test_a_drifted_file_is_rewritten_and_check_fails(tmp_path) -> None:

@@ -53,7 +53,7 @@ def unequal(text: str) -> list[tuple[str, int | None]]:
 
 
 def power(halves: float) -> str:
-    return isa.format_halves(halves)
+    return isa.power_text(halves)
 
 
 def defaults(bits: int, mode: str) -> dict[str, str]:

@@ -161,9 +161,9 @@ def _count(n: int, what: str) -> str:
 
 
 def _power(halves: int | None) -> str:
-    from moonasm.isa import format_halves
+    from moonasm.isa import power_text
 
-    return "-" if halves is None else format_halves(halves)
+    return "-" if halves is None else power_text(halves)
 
 
 def versus(attempt: Attempt, puzzle: Puzzle) -> str:

@@ -271,7 +271,7 @@ def _run(args: argparse.Namespace, program: Program, situation: Situation) -> in
         print(render.registers(m, color))
         print("  ".join(render.register(f"RAM{p}", m.ram[p], m.bits, color)
                         for p in range(1, config.players + 1)))
-        print(f"power spent {isa.format_halves(m.spent)}, left {isa.format_halves(m.power)}; "
+        print(f"power spent {isa.power_text(m.spent)}, left {isa.power_text(m.power)}; "
               f"{count(res.steps, 'step')}")
         if config.goal is not None:
             state = "reached" if res.reached else "NOT reached"

@@ -82,11 +82,11 @@ def problem_from_args(args: argparse.Namespace) -> Problem | int:
 
 
 def describe(solution: Solution) -> str:
-    from moonasm.isa import format_halves
+    from moonasm.isa import power_text
 
     ops = f"{solution.operations} operation{'s' if solution.operations != 1 else ''}"
     turns = f"{solution.turns} turn{'s' if solution.turns != 1 else ''}"
-    return f"power {format_halves(solution.power)}, {ops}, {turns}"
+    return f"power {power_text(solution.power)}, {ops}, {turns}"
 
 
 def answer_json(solution: Solution) -> dict[str, object]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from moonasm.diagnostics import count
 from moonasm.game import events as ev
-from moonasm.isa import REGISTERS, format_halves
+from moonasm.isa import REGISTERS, power_text
 
 
 class Voice:
@@ -43,7 +43,7 @@ class Voice:
         return text
 
     def amount(self, halves: int | None) -> str:
-        return "unlimited" if halves is None else format_halves(halves)
+        return "unlimited" if halves is None else power_text(halves)
 
     def private(self, seat: int) -> bool:
         """Whether `seat`'s program stays private here: no line of it, no fault message."""

@@ -41,7 +41,7 @@ _WORD = re.compile(r"[A-Za-z0-9_.]*$")
 
 def _op_meta(op: isa.Operation) -> str:
     if op.is_machine_op:
-        return f"{isa.format_halves(op.family.halves('coop'))} · {op.summary}"
+        return f"{isa.power_text(op.family.halves('coop'))} · {op.summary}"
     return f"free · {op.summary}"
 
 

@@ -349,7 +349,7 @@ TABLE: tuple[DirectiveSpec, ...] = (
                   flag=Flag("--players", "N", "number of players, 1-4 (PLAYERS)")),
     DirectiveSpec(".power", ("power",), "P", "power per turn, in steps of ½ (default "
                   "unlimited)", True, lambda ops: _number(ops[0], ".power", power=True),
-                  isa.format_halves, _replace(power=lambda c, v: v), key=lambda v: "power",
+                  isa.power_text, _replace(power=lambda c, v: v), key=lambda v: "power",
                   flag=Flag("--power", "P", "power per turn, in steps of 0.5")),
     DirectiveSpec(".set", ("place", "value"), "X, V", "start value of a register A-D or a "
                   "module RAMn", True, _set, lambda v: f"{v[0]}, {v[1]}",
@@ -388,7 +388,7 @@ TABLE: tuple[DirectiveSpec, ...] = (
                   _string("author"), _quoted, _replace(author=lambda c, v: v)),
     DirectiveSpec(".par", ("power",), "P", "a puzzle's optimal power: the least a solution "
                   "spends", False, lambda ops: _number(ops[0], ".par", power=True),
-                  isa.format_halves, _replace(par=lambda c, v: v), key=lambda v: "par"),
+                  isa.power_text, _replace(par=lambda c, v: v), key=lambda v: "par"),
 )
 
 SPECS: dict[str, DirectiveSpec] = {d.name: d for d in TABLE}

@@ -124,8 +124,8 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
         cost = isa.cost_of(op, config.mode, hacker)
         if cost > power:
             found.append(_warning(
-                "over-budget", f"{op.mnemonic} costs {isa.format_halves(cost)} but a turn has "
-                f"only {isa.format_halves(power)} power (.power): it can only be a power fault",
+                "over-budget", f"{op.mnemonic} costs {isa.power_text(cost)} but a turn has "
+                f"only {isa.power_text(power)} power (.power): it can only be a power fault",
                 stmt.span))
     return found
 

@@ -154,7 +154,7 @@ def hover(doc: Document, line: int, character: int) -> str | None:
 def describe_operation(op: isa.Operation) -> str:
     """An operation's signature, effect, cost and example, from the instruction table."""
     if op.is_machine_op:
-        coop, versus = (isa.format_halves(op.family.halves(m)) for m in isa.MODES)
+        coop, versus = (isa.power_text(op.family.halves(m)) for m in isa.MODES)
         cost = f"{coop} power" + (f" ({versus} in competitive mode)" if versus != coop else "")
         hackers = [h for h in isa.HACKERS.values() if op.mnemonic in h.mnemonics]
         if hackers:

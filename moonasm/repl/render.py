@@ -48,14 +48,7 @@ def plain(fragments: Iterable[tuple[str, str]]) -> str:
 
 def halves(amount: float, glyphs: Glyphs = LAMPS) -> str:
     """A power amount in halves as a person reads it: `5` -> `2½`, `1` -> `½`."""
-    if amount == float("inf"):
-        return "unlimited"
-    whole, half = divmod(int(amount), 2)
-    if not half:
-        return str(whole)
-    if glyphs.half == "½":
-        return f"{whole}½" if whole else "½"
-    return f"{whole}{glyphs.half}"
+    return isa.power_text(amount, glyphs.half)
 
 
 def column_width(bits: int) -> int:

@@ -44,17 +44,9 @@ def cheapest(m: Machine, goal: int | None, per_turn: float) -> Solution | str:
     return solution
 
 
-def _halves(amount: int) -> str:
-    """3 -> "1½", 1 -> "½", 4 -> "2": a power amount as the REPL shows it."""
-    whole, half = divmod(amount, 2)
-    if not half:
-        return str(whole)
-    return f"{whole}½" if whole else "½"
-
-
 def words(solution: Solution) -> str:
     ops = solution.operations
-    text = f"{_halves(solution.power)} power in {ops} operation{'s' if ops != 1 else ''}"
+    text = f"{isa.power_text(solution.power, '½')} power in {count(ops, 'operation')}"
     if solution.turns > 1:
         text += f" over {count(solution.turns, 'turn')}"
     return text
@@ -80,7 +72,7 @@ def hint(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
         if target == "A" and value == goal:
             effect += ": the goal"
     lines: Lines = [("class:ok", f"Try {first.text}  ({mnemonic}: {op.summary}; it costs "
-                     f"{_halves(first.cost)}, and {effect}).\n")]
+                     f"{isa.power_text(first.cost, '½')}, and {effect}).\n")]
     rest = solution.operations - 1
     if rest:
         lines.append(("class:explain", f"A cheapest way from here takes {words(solution)} in "

@@ -70,7 +70,7 @@ class Problem:
         if self.players > 1:
             lines.append(f".players {self.players}")
         if self.power is not None:
-            lines.append(f".power {isa.format_halves(self.power)}")
+            lines.append(f".power {isa.power_text(self.power)}")
         for name, value in zip(isa.REGISTERS, self.regs, strict=True):
             if value:
                 lines.append(f".set {name}, {value}")

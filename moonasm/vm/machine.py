@@ -189,8 +189,8 @@ class Machine:
         """`price`, or a PowerFault if the acting player cannot pay it."""
         cost, free = self.price(op)
         if cost > self.power:
-            raise PowerFault(f"{op.mnemonic} costs {isa.format_halves(cost)} but only "
-                             f"{isa.format_halves(self.power)} power is left this turn")
+            raise PowerFault(f"{op.mnemonic} costs {isa.power_text(cost)} but only "
+                             f"{isa.power_text(self.power)} power is left this turn")
         return cost, free
 
     def check_available(self, op: Operation) -> None:
