@@ -21,7 +21,6 @@ from typing import Any
 from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.log_read import LogReader, Summary
-from moonasm.game.log_schema import Event
 from moonasm.game.log_verify import logs_steps
 from moonasm.game.narrate import Voice, say
 from moonasm.game.options import MODE_NAMES
@@ -97,7 +96,7 @@ class Replay:
     `scan()`: the log has been validated whole before anything is shown."""
 
     def __init__(self, log: LogReader, summary: Summary, options: Options | None = None,
-                 events: Iterable[tuple[int, Event]] | None = None):
+                 events: Iterable[tuple[int, ev.AnyEvent]] | None = None):
         """`events` replaces the log's own (`moonasm.game.log_verify.with_steps`: a log without
         steps, its statements regenerated)."""
         self.log = log
@@ -216,8 +215,7 @@ class Replay:
         showing = whole
         in_turn = False
         table = self.table
-        for number, obj in self.events:
-            event = ev.from_json(obj)
+        for number, event in self.events:
             kind = event.event if isinstance(event, ev.Unknown) else event.EVENT
             if isinstance(event, ev.Turn):
                 self.turn += 1

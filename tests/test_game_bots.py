@@ -4,10 +4,10 @@ end that turn, are counted per player and logged with line and column; the game 
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot, bot_name, check_bot
-from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 

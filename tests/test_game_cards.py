@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 
 from moonasm.game import Game, GameOptions, tables
 from moonasm.game.cards import (
@@ -14,7 +15,6 @@ from moonasm.game.cards import (
     card,
     combine,
 )
-from moonasm.game.events import json_sink
 
 
 def test_the_cards():

@@ -5,11 +5,11 @@ draw order so every expectation is exact."""
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameOptions, PendingGoal
 from moonasm.game.bots import bot
-from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 COUNTER = bot(COUNTER_SRC)

@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from event_json import json_sink
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sample_bots import COUNTER_SRC, MIXER_SRC
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
-from moonasm.game.events import json_sink
 from moonasm.game.log_write import LogWriter, header
 
 HACKY_SRC = """.name "hacky"
@@ -75,7 +75,6 @@ SCRIPT = """
 import hashlib, io, sys
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
-from moonasm.game.events import json_sink
 from moonasm.game.log_write import LogWriter, header
 srcs = [open(p).read() for p in sys.argv[1:4]]
 configs = [dict(mode="versus", events=True), dict(mode="coop", levels=("hacker",), events=True),
@@ -86,7 +85,8 @@ for seed in range(12):
         options = GameOptions(seed=seed, **config)
         out = io.StringIO()
         log = LogWriter(out, header(options, []))
-        Game(options, ["a", "b", "c"], json_sink(log.write)).play([bot(s) for s in srcs])
+        Game(options, ["a", "b", "c"], lambda e: log.write(e.to_json())).play(
+            [bot(s) for s in srcs])
         digest.update(out.getvalue().encode())
 print(digest.hexdigest())
 """

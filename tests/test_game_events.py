@@ -4,10 +4,10 @@ drawing going on after an event, in both modes."""
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 
 from moonasm.game import Game, GameOptions
 from moonasm.game.bots import bot
-from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 # A = 5 (MOV A, B), then 10 (NOT A): registers 1010, 0101, 0110, 0111 when the event comes

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 
 from moonasm.game import Game, GameOptions, PendingGoal
 from moonasm.game.bots import bot
 from moonasm.game.cards import EXTRA_BY_VALUE
-from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 

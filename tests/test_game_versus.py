@@ -4,11 +4,11 @@ own turn only, HACK, the end of the deck, the round cap, scoring and shared wins
 from __future__ import annotations
 
 import pytest
+from event_json import json_sink
 from sample_bots import COUNTER_SRC
 
 from moonasm.game import Game, GameError, GameOptions
 from moonasm.game.bots import bot
-from moonasm.game.events import json_sink
 
 IDLE = bot("END")
 COUNTER = bot(COUNTER_SRC)

@@ -290,9 +290,10 @@ def test_the_header_records_the_deal(tmp_path: Path, capsys: pytest.CaptureFixtu
                                      monkeypatch: pytest.MonkeyPatch, mode: str) -> None:
     """An auditor replays every draw from the header's deck: each card drawn is the next one
     of the deal, and a game dealt from that deck is the logged game."""
+    from event_json import json_sink
+
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game
-    from moonasm.game.events import json_sink
     from moonasm.game.log_write import options_from_header
 
     monkeypatch.chdir(ROOT)

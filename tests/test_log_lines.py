@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from event_json import json_sink
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,7 +22,6 @@ from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
-from moonasm.game.events import json_sink
 from moonasm.game.log_schema import EVENTS, EventChecker, LogError
 from moonasm.game.log_write import LogWriter, dumps, header, start_logged
 from moonasm.lang.check import Program

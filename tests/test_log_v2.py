@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from event_json import json_sink
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from moonasm.cli.main import main
 from moonasm.game.bots import bot
 from moonasm.game.engine import Game, GameOptions
-from moonasm.game.events import json_sink
 from moonasm.game.log_write import LogWriter, dumps, header
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -29,7 +29,6 @@ seat; `Result` once, last.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -286,9 +285,3 @@ def from_json(obj: Json) -> AnyEvent:
     if cls is None:
         return Unknown(obj)
     return cls.from_json(obj)
-
-
-def json_sink(write: Callable[[Json], None]) -> Callable[[GameEvent], None]:
-    """An `on_event` sink that hands each event's JSON object to `write` (a list's `append`,
-    a comparison). A log is written with `LogWriter.event`, which skips the object."""
-    return lambda event: write(event.to_json())

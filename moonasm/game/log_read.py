@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from moonasm.game import events as ev
 from moonasm.game.log_schema import Event, EventChecker, LogError, check_header
 
 # A line of a real log is a few hundred bytes (the header: a few per player); anything
@@ -120,9 +121,11 @@ class LogReader:
             if raw.strip():
                 yield number, checker.check(_parse_line(raw, number, last), number)
 
-    def events(self) -> Iterator[tuple[int, Event]]:
-        """Each event with its line number, validated, from the first."""
-        return self._walk(EventChecker(self.header))
+    def events(self) -> Iterator[tuple[int, ev.AnyEvent]]:
+        """Each event with its line number, validated and typed (`Unknown` for an event a
+        newer moonasm wrote), from the first."""
+        for number, obj in self._walk(EventChecker(self.header)):
+            yield number, ev.from_json(obj)
 
     def scan(self) -> Summary:
         """Validate the whole log (LogError at the first bad line) and summarise it."""

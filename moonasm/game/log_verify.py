@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from moonasm.game import events as ev
 from moonasm.game.engine import Game
 from moonasm.game.log_read import LogReader
-from moonasm.game.log_schema import EVENTS, Event, LogError
+from moonasm.game.log_schema import LogError
 from moonasm.game.log_write import dumps, header, options_from_header
 
 if TYPE_CHECKING:
@@ -75,19 +76,17 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
 
 
 def with_steps(reader: LogReader, sources: dict[int, bytes], from_turn: int = 1,
-               runner: Runner | None = None) -> Iterator[tuple[int, Event]]:
+               runner: Runner | None = None) -> Iterator[tuple[int, ev.AnyEvent]]:
     """The events of a log without steps (version 2), each "step" event regenerated in its
     place by playing the game again with the bots: on the fast path up to turn `from_turn`,
     traced from there (by `runner` if given: `moonasm.vm.folded` traces operations only).
     Every event the game writes again is checked against the log as it goes; LogError names
     the first line the bots do not play. Memory is one turn's steps."""
-    from moonasm.game.events import json_sink
-
     head = reader.header
     logged = reader.events()
-    written: list[Event] = []
+    written: list[ev.GameEvent] = []
     game = Game(options_from_header(head), [p["name"] for p in head["players"]],
-                json_sink(written.append), steps=False)
+                written.append, steps=False)
     if runner is not None:
         game.runner = runner
     programs = _programs(head, sources)
@@ -95,22 +94,22 @@ def with_steps(reader: LogReader, sources: dict[int, bytes], from_turn: int = 1,
     turns = 0
     ended = False
 
-    def drain() -> Iterator[tuple[int, Event]]:
+    def drain() -> Iterator[tuple[int, ev.AnyEvent]]:
         nonlocal number, turns, ended
-        for obj in written:
-            if obj["event"] != "step":
-                number, event = next(logged, (number + 1, None))
-                while event is not None and event["event"] not in EVENTS:
-                    yield number, event  # an event of a newer moonasm: shown as it is
-                    number, event = next(logged, (number + 1, None))
-                if event is None:  # a log cut short: shown as far as it goes
+        for event in written:
+            if type(event) is not ev.Step:
+                number, logged_event = next(logged, (number + 1, None))
+                while isinstance(logged_event, ev.Unknown):
+                    yield number, logged_event  # an event of a newer moonasm: shown as it is
+                    number, logged_event = next(logged, (number + 1, None))
+                if logged_event is None:  # a log cut short: shown as far as it goes
                     ended = True
                     return
-                if event != obj:
+                if logged_event != event:
                     raise LogError(number, "the bots with the recorded sha256 do not play "
                                    "this game from this line on")
-                turns += obj["event"] == "turn"
-            yield number, obj
+                turns += type(event) is ev.Turn
+            yield number, event
         written.clear()
 
     yield from drain()
