@@ -5,7 +5,8 @@ A `Game` owns the shared `Machine`, its `GameState` (`moonasm.game.state`) and t
 through `play` / `play_bot_turn`; the REPL drives a human turn statement by statement through
 `begin_turn`, `run` and `end_turn`. Everything that happens is reported to `on_event` as a
 typed event of `moonasm.game.events` (their JSON is the game log's), which
-`moonasm.game.table.TableState` applies for every view. Events are built only when there is a sink: an unlogged game pays nothing for them.
+`moonasm.game.table.TableState` applies for every view. Events are built only when there
+is a sink: an unlogged game pays nothing for them.
 
 Determinism (spec §5): one `random.Random(seed)` is the game's only source of chance, used
 only to shuffle the deck at setup (`moonasm.game.deck`); nothing iterates a set or a
