@@ -54,8 +54,13 @@ COMMAND_MEANINGS: dict[str, dict[ExitStatus, str]] = {
                ExitStatus.NOT_REACHED: "`--verify`: the game played again differs",
                ExitStatus.INVALID: "the file is not a valid game log"},
     "solve": {ExitStatus.NOT_REACHED: "no program reaches the goal within the rules"},
-    "tournament": {ExitStatus.INTERRUPTED: "the games stored so far are kept; --resume "
+    "grade": {ExitStatus.INVALID: "a puzzle is not a valid program: nothing was graded"},
+    "match": {ExitStatus.INVALID: "an invalid bot: no game was played"},
+    "tournament": {ExitStatus.INVALID: "fewer valid bots than a game seats: no game was "
+                   "played",
+                   ExitStatus.INTERRUPTED: "the games stored so far are kept; --resume "
                    "plays the rest"},
+    "hill": {ExitStatus.INVALID: "every bot `--add` names is invalid: none joined"},
     "repl": {ExitStatus.INVALID: "piped: the first input that failed was refused",
              ExitStatus.FAULT: "piped: the first input that failed faulted"},
 }
