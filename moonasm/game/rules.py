@@ -260,18 +260,22 @@ class VersusRules(Rules):
         g = self.game
         st = g.state
         deck = st.deck
+        per_goal = g.per_goal
         got: list[int] = []
-        while len(got) < g.per_goal and deck:
+        while deck:
             card = g.draw(seat)
-            if card.kind == BUG_KIND:
+            kind = card.kind
+            if kind == BUG_KIND:
                 st.bugs += 1
                 st.hack_tokens[seat] += 1
-            elif card.kind == EVENT:
+            elif kind == EVENT:
                 g.resolve_event(card)
             else:
                 got.append(int(card.value or 0))
                 if deck.goals == 0:
                     st.last_goal_taken = True
+                if len(got) == per_goal:
+                    break
         st.goals[seat] = got or None
 
     def solve(self, seat: int) -> None:
@@ -282,7 +286,7 @@ class VersusRules(Rules):
         g.machine.shown.pop(seat, None)
         g.state.goals[seat] = None
         self.draw_goal(seat)
-        self.show_goal()
+        g.machine.goal = g.machine.target = self.goal_of(seat)  # show_goal: seat is acting
 
     def hack(self, seat: int, target: int) -> None:
         g = self.game
