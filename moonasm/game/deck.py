@@ -27,7 +27,7 @@ class Deck(list[Card]):
     __slots__ = ("goals",)
 
     def __init__(self, draw_order: Sequence[Card]):
-        super().__init__(reversed(draw_order))
+        super().__init__(draw_order[::-1])
         self.goals = [c.kind for c in draw_order].count(GOAL)  # goal cards left
 
     def draw(self) -> Card:

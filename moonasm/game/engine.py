@@ -187,6 +187,7 @@ class Game:
         """`seat` solved `goal` (made of the cards `values`): score, extra tokens, event."""
         st = self.state
         st.scores[seat] += 1
+        self.machine.scores[seat] = st.scores[seat]  # what SCOREn reads
         st.solved_goals[seat].append(goal)
         if self.options.extras == "tokens":
             # (decision) every card of a solved goal grants its extra operation
@@ -205,41 +206,32 @@ class Game:
     # -- solving -------------------------------------------------------------------------------
 
     def show_table(self) -> None:
-        """Bring the machine's game-state operands (spec §3.1: ROUND, DECK, SLOT, PENDING,
-        SCOREn, TOKENS) up to date: at a turn's start and after a hack. A solve changes only
-        some of them, which `_solved` brings."""
+        """Bring the machine's ROUND, DECK, SLOT and PENDING (spec §3.1) up to date: at a
+        turn's start (the end of a round may have drawn) and after solving. SCOREn and
+        TOKENS are kept where they change (`credit`, the rules' draws and hacks): copying
+        every seat's at every solve and turn was a tenth of an unlogged game's engine."""
         m = self.machine
         st = self.state
         m.round = st.round
         m.deck = len(st.deck)
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
-        end = self.players + 1  # the state's dicts are in seat order (GameState.new)
-        m.scores[1:end] = st.scores.values()
-        m.hack_tokens[1:end] = st.hack_tokens.values()
 
     def _solved(self) -> bool:
         """Hooks.solved: A equals the goal after an operation. False ends the turn: the game
-        is over, or the seat has no goal left to work on. A solve changes only the solver's
-        score and hack tokens, the deck and the queue among what bots read (every turn's
-        start refreshes the whole table): bringing those alone is what keeps a solve cheap.
-        Several goals can be solved at once (A may equal the next goal too)."""
+        is over, or the seat has no goal left to work on. Several goals can be solved at
+        once (A may equal the next goal too)."""
         m = self.machine
         st = self.state
         seat = st.seat
         solve = self.rules.solve
         while not st.finished and m.target is not None and m.regs[0] == m.target:
             solve(seat)
-        m.deck = len(st.deck)
-        m.scores[seat] = st.scores[seat]
-        m.hack_tokens[seat] = st.hack_tokens[seat]
-        if self._queue:
-            m.slot, m.pending = self.rules.queue_counts()
+        self.show_table()
         return not st.finished and m.target is not None
 
     def _hack(self, target: int) -> None:
         self.rules.hack(self.state.seat, target)
-        self.show_table()
 
     # -- turns -------------------------------------------------------------------------------
 

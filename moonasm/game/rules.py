@@ -268,6 +268,7 @@ class VersusRules(Rules):
             if kind == BUG_KIND:
                 st.bugs += 1
                 st.hack_tokens[seat] += 1
+                g.machine.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
             elif kind == EVENT:
                 g.resolve_event(card)
             else:
@@ -303,6 +304,8 @@ class VersusRules(Rules):
             raise ProtectionFault(f"player {target} has no goal to show")
         st.hack_tokens[seat] -= 1
         st.hack_tokens[target] += 1
+        tokens = g.machine.hack_tokens  # what TOKENS reads
+        tokens[seat], tokens[target] = st.hack_tokens[seat], st.hack_tokens[target]
         g.machine.shown[target] = goal
         g.emit(ev.Hack(seat, target, goal))
 

@@ -39,8 +39,6 @@ class GameState:
 
     @classmethod
     def new(cls, deck: Deck, players: int) -> GameState:
-        """A game's state before its deal; every per-seat dict in seat order (the engine
-        copies their values to the machine as they are)."""
         seats = range(1, players + 1)
         return cls(deck, players, scores=dict.fromkeys(seats, 0),
                    faults=dict.fromkeys(seats, 0), solved_goals={s: [] for s in seats},
