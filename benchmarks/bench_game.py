@@ -13,7 +13,9 @@
   the time its bot statements take, which is the same for both engines (same bots, same
   `run_turn`, same games). That statement time is each turn's `run_turn` less the engine's
   solving it calls back, timed with the cheap clock per turn on the lean engine; a turn's
-  median over the runs drops the turns another process interrupted.
+  median over the runs drops the turns another process interrupted. The timing's own cost
+  counts as statements: both engine figures come out smaller by the same amount, so their
+  ratio errs high, never low.
 
 What a log costs is `bench_log.py`'s figure.
 
