@@ -155,7 +155,12 @@ class _Run:
                                     setup.seed)
         self.total = len(specs)
         by_key = {s.key: s for s in specs}
-        done, _others = integrity.belonging(integrity.read_games(store), by_key, args.players)
+        in_store = integrity.read_games(store)
+        done, _ = integrity.belonging(in_store, by_key, args.players)
+        # Once played, the store holds `done`, the games played (one replaces a stored game
+        # of its key that did not belong) and the unscheduled games: known now, so the store
+        # is not read back.
+        others = sum(r.key not in by_key for r in in_store)
         played_keys = {r.key for r in done}
         todo = [s for s in specs if s.key not in played_keys]
         with contest_args.progress(len(todo), args.json) as advance:
@@ -166,8 +171,7 @@ class _Run:
             started = time.perf_counter()
             played = contest.play(setup, todo, self.where, on_batch=keep)
             wall = time.perf_counter() - started
-        records, others = integrity.belonging(integrity.read_games(store), by_key,
-                                              args.players)
+        records = sorted(done + played.records, key=lambda r: r.key)
         if others:
             print(f"moonasm tournament: warning: '{path}' holds {others} game"
                   f"{'s' if others != 1 else ''} that "

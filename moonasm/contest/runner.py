@@ -165,10 +165,11 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
     game = Game(dataclasses.replace(options, seed=spec.seed), names)
     faults: list[FaultRecord] = []
     m, st = game.machine, game.state
+    turns = [p.turns[0] for p in programs]
     while not st.finished:  # Game.play, with each turn's fault taken as it happens
         seat = st.seat
         if game.begin_turn():
-            fault = game.run(programs[seat - 1].turns[0]).fault
+            fault = game.run(turns[seat - 1]).fault
             if fault is not None:
                 f = ev.Fault.of(seat, fault)
                 faults.append(FaultRecord(

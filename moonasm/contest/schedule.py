@@ -34,8 +34,16 @@ def game_seed(contest_seed: int, group: tuple[str, ...], index: int) -> int:
     """A game's seed: 53 bits of SHA-256 over the contest seed, the group's bots and the
     game's index — below 2**53, so a JSON reader (JavaScript's too) reads it exactly and
     `moonasm play --seed` of the seed shown replays the game (spec §7.1)."""
-    text = f"moonasm-contest:{contest_seed}:{','.join(group)}:{index}"
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 11
+    return _seed(_prefix(contest_seed, group), index)
+
+
+def _prefix(contest_seed: int, group: tuple[str, ...]) -> str:
+    """What the seeds of a group's games hash before their index (made once a group)."""
+    return f"moonasm-contest:{contest_seed}:{','.join(group)}:"
+
+
+def _seed(prefix: str, index: int) -> int:
+    return int.from_bytes(hashlib.sha256(f"{prefix}{index}".encode()).digest()[:8], "big") >> 11
 
 
 def rotated(group: tuple[str, ...], index: int) -> tuple[str, ...]:
@@ -45,8 +53,8 @@ def rotated(group: tuple[str, ...], index: int) -> tuple[str, ...]:
 
 
 def group_games(number: int, group: tuple[str, ...], games: int, seed: int) -> list[GameSpec]:
-    return [GameSpec(number, i, rotated(group, i), game_seed(seed, group, i))
-            for i in range(games)]
+    prefix = _prefix(seed, group)
+    return [GameSpec(number, i, rotated(group, i), _seed(prefix, i)) for i in range(games)]
 
 
 def groups(hashes: list[str], players: int) -> list[tuple[str, ...]]:

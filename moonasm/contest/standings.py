@@ -26,6 +26,7 @@ observed information (each bot's own, its opponents' strengths taken as fitted),
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,16 +130,18 @@ MOON = "MOON"
 Outcome = tuple[tuple[tuple[int, ...], ...], ...]
 
 
-def outcome(record: GameRecord, index: dict[str, int], mode: str) -> Outcome:
-    """The record's ranking of competitors (a cooperative team against MOON)."""
+def outcome(seats: tuple[str, ...], scores: tuple[int, ...], result: str,
+            index: dict[str, int], mode: str) -> Outcome:
+    """A game's ranking of competitors (a cooperative team against MOON), from its record's
+    seats, scores and result."""
     if mode == "versus":
         by_rank: dict[int, list[tuple[int, ...]]] = {}
-        for seat, rank in enumerate(ranks(record.scores)):
-            by_rank.setdefault(rank, []).append((index[record.seats[seat]],))
+        for seat, rank in enumerate(ranks(scores)):
+            by_rank.setdefault(rank, []).append((index[seats[seat]],))
         return tuple(tuple(sorted(by_rank[r])) for r in sorted(by_rank))
-    team = (tuple(sorted(index[sha] for sha in record.seats)),)
+    team = (tuple(sorted(index[sha] for sha in seats)),)
     moon = ((index[MOON],),)
-    return (team, moon) if record.result == "won" else (moon, team)
+    return (team, moon) if result == "won" else (moon, team)
 
 
 def _sigmoid(x: float) -> float:
@@ -294,10 +297,12 @@ def rate(records: Iterable[GameRecord], bots: dict[str, Standing], mode: str) ->
     """Each bot's `mu` and `sigma` from the maximum-likelihood fit over all the records."""
     names = sorted(bots) + ([MOON] if mode != "versus" else [])
     index = {sha: i for i, sha in enumerate(names)}
+    # Games repeat the same seats, scores and result: each is ranked once, not once a game.
+    games = Counter((r.seats, r.scores, r.result) for r in records)
     counts: dict[Outcome, int] = {}
-    for record in records:
-        key = outcome(record, index, mode)
-        counts[key] = counts.get(key, 0) + 1
+    for (seats, scores, result), count in games.items():
+        key = outcome(seats, scores, result, index, mode)
+        counts[key] = counts.get(key, 0) + count
     theta, errors = fit(counts, len(names))
     mean = math.fsum(theta[index[sha]] for sha in bots) / len(bots) if bots else 0.0
     for sha in bots:

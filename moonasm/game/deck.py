@@ -19,20 +19,19 @@ from moonasm.game.options import GameOptions
 CardSpec = Card | str | int
 
 
-class Deck:
-    """Cards in draw order; `draw()` takes the top one."""
+class Deck(list[Card]):
+    """Cards in draw order, the top one at the end of the list; `draw()` takes it. A list
+    itself, so that `len(deck)` and `while deck`, asked at every draw and every solve, cost
+    no Python call."""
 
-    __slots__ = ("_cards", "goals")
+    __slots__ = ("goals",)
 
     def __init__(self, draw_order: Sequence[Card]):
-        self._cards = list(reversed(draw_order))  # the top of the deck at the end
-        self.goals = sum(1 for c in draw_order if c.kind == GOAL)  # goal cards left
-
-    def __len__(self) -> int:
-        return len(self._cards)
+        super().__init__(draw_order[::-1])
+        self.goals = [c.kind for c in draw_order].count(GOAL)  # goal cards left
 
     def draw(self) -> Card:
-        card = self._cards.pop()
+        card = self.pop()
         if card.kind == GOAL:
             self.goals -= 1
         return card
@@ -40,11 +39,11 @@ class Deck:
     @property
     def order(self) -> list[Card]:
         """The cards left, in draw order."""
-        return self._cards[::-1]
+        return self[::-1]
 
     def copy(self) -> Deck:
-        new = Deck.__new__(Deck)
-        new._cards = list(self._cards)
+        new = Deck(())
+        new[:] = self
         new.goals = self.goals
         return new
 

@@ -120,13 +120,16 @@ class Game:
         self.runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = \
             interpret_turn if interpreter else run_turn
         self.per_goal = cards_per_goal(options.bits)
+        self._queue = not options.versus  # SLOT and PENDING mean something
         self._power_per_seat = [0] + [options.power_for(s, self.players)
                                       for s in range(1, self.players + 1)]
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
-        m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
+        if options.hackers:
+            m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
         m.extras = options.extras
-        m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
-                    for s in range(1, self.players + 1)}
+        if options.extras == "tokens":  # the only setting that counts them
+            m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
+                        for s in range(1, self.players + 1)}
         self.machine = m
         self.state = GameState.new(Deck(()), self.players)
         self.dealt: tuple[Card, ...] = ()
@@ -184,6 +187,7 @@ class Game:
         """`seat` solved `goal` (made of the cards `values`): score, extra tokens, event."""
         st = self.state
         st.scores[seat] += 1
+        self.machine.scores[seat] = st.scores[seat]  # what SCOREn reads
         st.solved_goals[seat].append(goal)
         if self.options.extras == "tokens":
             # (decision) every card of a solved goal grants its extra operation
@@ -201,43 +205,33 @@ class Game:
 
     # -- solving -------------------------------------------------------------------------------
 
-    def _solve_all(self) -> None:
-        """Solve while A equals the acting seat's goal (several goals in one turn)."""
-        m = self.machine
-        st = self.state
-        seat = st.seat
-        solve = self.rules.solve
-        solved = False
-        while not st.finished and m.target is not None and m.regs[0] == m.target:
-            solve(seat)
-            solved = True
-        if solved:
-            self.show_table()
-
     def show_table(self) -> None:
-        """Bring the machine's game-state operands (spec §3.1: ROUND, DECK, SLOT, PENDING,
-        SCOREn, TOKENS) up to date. Called whenever they can have changed while a bot can
-        read them: a turn's start, a solve (it may draw), a hack."""
+        """Bring the machine's ROUND, DECK, SLOT and PENDING (spec §3.1) up to date: at a
+        turn's start (the end of a round may have drawn) and after solving. SCOREn and
+        TOKENS are kept where they change (`credit`, the rules' draws and hacks): copying
+        every seat's at every solve and turn was a tenth of an unlogged game's engine."""
         m = self.machine
         st = self.state
         m.round = st.round
         m.deck = len(st.deck)
-        m.slot, m.pending = self.rules.queue_counts()
-        scores = m.scores
-        tokens = m.hack_tokens
-        for seat in range(1, self.players + 1):
-            scores[seat] = st.scores[seat]
-            tokens[seat] = st.hack_tokens[seat]
+        if self._queue:
+            m.slot, m.pending = self.rules.queue_counts()
 
     def _solved(self) -> bool:
         """Hooks.solved: A equals the goal after an operation. False ends the turn: the game
-        is over, or the seat has no goal left to work on."""
-        self._solve_all()
-        return not self.state.finished and self.machine.target is not None
+        is over, or the seat has no goal left to work on. Several goals can be solved at
+        once (A may equal the next goal too)."""
+        m = self.machine
+        st = self.state
+        seat = st.seat
+        solve = self.rules.solve
+        while not st.finished and m.target is not None and m.regs[0] == m.target:
+            solve(seat)
+        self.show_table()
+        return not st.finished and m.target is not None
 
     def _hack(self, target: int) -> None:
         self.rules.hack(self.state.seat, target)
-        self.show_table()
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -258,17 +252,19 @@ class Game:
         m = self.machine
         self.rules.show_goal()
         if m.goal is None:
-            self.emit(ev.Skip(st.round, seat, "no goal"))
+            if self.on_event is not None:
+                self.on_event(ev.Skip(st.round, seat, "no goal"))
             return False
-        m.begin_turn(seat, self.power_for(seat))
+        m.begin_turn(seat, self._power_per_seat[seat])
         self.show_table()
         st.turn_open = True
         st.turn_steps = 0
         if self.on_event is not None:
             self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
                                   self._ram()))
-        self._solve_all()
-        return not st.finished and m.target is not None
+        if m.regs[0] == m.target:  # solved at the turn's start
+            return self._solved()
+        return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
         """Run statements within the open turn: a bot's whole program or one human input.
@@ -287,7 +283,8 @@ class Game:
         fault = outcome.fault
         if fault is not None:
             st.faults[st.seat] += 1
-            self.emit(ev.Fault.of(st.seat, fault))
+            if self.on_event is not None:
+                self.on_event(ev.Fault.of(st.seat, fault))
         return outcome
 
     def _tracer(self, trace: Trace | None) -> Trace:
@@ -332,10 +329,11 @@ class Game:
         st = self.state
         if not st.result_sent:
             st.result_sent = True
-            self.emit(ev.Result(
-                str(st.outcome), st.round, tuple(self.winners()),
-                tuple(ev.PlayerResult(s, self.names[s - 1], st.scores[s], st.faults[s])
-                      for s in range(1, self.players + 1))))
+            if self.on_event is not None:
+                self.on_event(ev.Result(
+                    str(st.outcome), st.round, tuple(self.winners()),
+                    tuple(ev.PlayerResult(s, self.names[s - 1], st.scores[s], st.faults[s])
+                          for s in range(1, self.players + 1))))
 
     # -- whole games ---------------------------------------------------------------------------
 
@@ -351,8 +349,11 @@ class Game:
         if len(programs) != self.players:
             raise ValueError(f"{len(programs)} programs for {self.players} seats")
         st = self.state
-        while not st.finished:
-            self.play_bot_turn(programs[st.seat - 1])
+        turns = [p.turns[0] for p in programs]
+        while not st.finished:  # play_bot_turn, inlined: this loop is every bot game's
+            if self.begin_turn():
+                self.run(turns[st.seat - 1])
+            self.end_turn()
             if after_turn is not None:
                 after_turn()
         return self.result()
@@ -494,7 +495,7 @@ class Game:
             power=self.power_for(seat), hacker=self.options.hackers.get(seat),
             score=st.scores[seat], faults=st.faults[seat], goal=self.rules.goal_of(seat),
             hack_tokens=st.hack_tokens[seat],
-            extra_tokens={k: v for k, v in self.machine.tokens[seat].items() if v})
+            extra_tokens={k: v for k, v in self.machine.tokens.get(seat, {}).items() if v})
 
     @property
     def seats(self) -> list[SeatState]:

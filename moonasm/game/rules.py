@@ -260,18 +260,23 @@ class VersusRules(Rules):
         g = self.game
         st = g.state
         deck = st.deck
+        per_goal = g.per_goal
         got: list[int] = []
-        while len(got) < g.per_goal and deck:
+        while deck:
             card = g.draw(seat)
-            if card.kind == BUG_KIND:
+            kind = card.kind
+            if kind == BUG_KIND:
                 st.bugs += 1
                 st.hack_tokens[seat] += 1
-            elif card.kind == EVENT:
+                g.machine.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
+            elif kind == EVENT:
                 g.resolve_event(card)
             else:
                 got.append(int(card.value or 0))
                 if deck.goals == 0:
                     st.last_goal_taken = True
+                if len(got) == per_goal:
+                    break
         st.goals[seat] = got or None
 
     def solve(self, seat: int) -> None:
@@ -282,7 +287,7 @@ class VersusRules(Rules):
         g.machine.shown.pop(seat, None)
         g.state.goals[seat] = None
         self.draw_goal(seat)
-        self.show_goal()
+        g.machine.goal = g.machine.target = self.goal_of(seat)  # show_goal: seat is acting
 
     def hack(self, seat: int, target: int) -> None:
         g = self.game
@@ -299,6 +304,8 @@ class VersusRules(Rules):
             raise ProtectionFault(f"player {target} has no goal to show")
         st.hack_tokens[seat] -= 1
         st.hack_tokens[target] += 1
+        tokens = g.machine.hack_tokens  # what TOKENS reads
+        tokens[seat], tokens[target] = st.hack_tokens[seat], st.hack_tokens[target]
         g.machine.shown[target] = goal
         g.emit(ev.Hack(seat, target, goal))
 
