@@ -29,7 +29,7 @@ import dataclasses
 import html
 import json
 import shlex
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,25 +54,40 @@ FAULTS_SHOWN = 50  # per bot
 def write_report(path: Path, setup: Setup, table: list[Standing],
                  records: list[GameRecord]) -> None:
     """The report of a contest whose games (in canonical order) are `records`; the store is
-    the directory holding `path` (the replay commands name it)."""
+    the directory holding `path` (the replay commands name it).
+
+    The page is written as it is made: each viewer game is built, written and let go before
+    the next (60 games of frames were a third of a 24,500-game tournament's peak memory
+    held at once), and the faults, which link to the frames the games found, come last."""
     store = str(path.parent)
-    shown = _viewer_selection(records)
-    games = [_viewer_game(setup, r) for r in shown]
-    frames = {g["id"]: g.pop("fault_frames") for g in games}
+    frames: dict[str, dict[str, int]] = {}
+
+    def games() -> Iterator[dict[str, Any]]:
+        for record in _viewer_selection(records):
+            game = _viewer_game(setup, record)
+            frames[game["id"]] = game.pop("fault_frames")
+            yield game
+
+    title = f"MOON {MODE_NAMES[setup.options.mode]} tournament, seed {setup.seed}"
     data = {
-        "title": f"MOON {MODE_NAMES[setup.options.mode]} "
-                 f"tournament, seed {setup.seed}",
+        "title": title,
         "mode": setup.options.mode,
         "bits": setup.options.bits,
         "players": setup.players,
         "games_played": len(records),
         "standings": [_standing(rank, s) for rank, s in enumerate(table, 1)],
         "cross": cross_table(table, records, setup.options.mode),
-        "faults": _faults(setup, table, records, store, frames),
         "invalid": [r.to_json() for r in setup.rejected],
-        "games": games,
     }
-    path.write_text(render(data), encoding="utf-8")
+    with path.open("w", encoding="utf-8") as out:
+        before, after = _page(title)
+        out.write(before)
+        out.write(embed_json(data)[:-1] + ',"games":[')
+        for number, game in enumerate(games()):
+            out.write(("," if number else "") + embed_json(game))
+        faults = _faults(setup, table, records, store, frames)
+        out.write('],"faults":' + embed_json(faults) + "}")
+        out.write(after)
 
 
 def _standing(rank: int, s: Standing) -> dict[str, Any]:
@@ -317,16 +332,16 @@ def static_text(name: str) -> str:
     return (STATIC / name).read_text(encoding="utf-8")
 
 
-def render(data: dict[str, Any]) -> str:
-    """The report page: the template with the viewer's style and script inlined."""
+def _page(title: str) -> tuple[str, str]:
+    """The report page around its data: the template with the viewer's style and script
+    inlined, cut where the data goes."""
     template = (Path(__file__).with_name("report.html")).read_text(encoding="utf-8")
-    parts = {"{{TITLE}}": html.escape(data["title"]), "{{STYLE}}": static_text("viewer.css"),
-             "{{VIEWER}}": static_text("viewer.html"), "{{SCRIPT}}": static_text("viewer.js"),
-             "{{DATA}}": embed_json(data)}
-    out = template
-    for key in ("{{TITLE}}", "{{STYLE}}", "{{VIEWER}}", "{{SCRIPT}}"):
-        out = out.replace(key, parts[key])
-    return out.replace("{{DATA}}", parts["{{DATA}}"])
+    parts = {"{{TITLE}}": html.escape(title), "{{STYLE}}": static_text("viewer.css"),
+             "{{VIEWER}}": static_text("viewer.html"), "{{SCRIPT}}": static_text("viewer.js")}
+    before, after = template.split("{{DATA}}")
+    for key, text in parts.items():
+        before, after = before.replace(key, text), after.replace(key, text)
+    return before, after
 
 
 def viewer_payload(options: GameOptions, names: list[str], programs: list[Program],

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -85,7 +86,8 @@ class GameRecord:
     @classmethod
     def from_line(cls, line: str) -> GameRecord:
         o = json.loads(line)
-        return cls(o["g"], o["i"], o["seed"], tuple(o["seats"]), o["result"], o["rounds"],
+        return cls(o["g"], o["i"], o["seed"], tuple(map(sys.intern, o["seats"])),
+                   sys.intern(o["result"]), o["rounds"],
                    tuple(o["scores"]), tuple(o["winners"]),
                    tuple(FaultRecord.from_json(f) for f in o["faults"]))
 
@@ -146,8 +148,9 @@ def play_records(text: str) -> tuple[list[GameRecord], float]:
     programs = {sha: program_of(sha, source, options.bits) for sha, (_name, source) in
                 bots.items()}
     records = []
+    keys = {sha: sha for sha in bots}  # one string a bot, not one a seat of every record
     for group, index, seats, seed in obj["games"]:
-        spec = GameSpec(group, index, tuple(seats), seed)
+        spec = GameSpec(group, index, tuple([keys[sha] for sha in seats]), seed)
         names = [bots[sha][0] for sha in spec.seats]
         records.append(play_game(options, spec, [programs[sha] for sha in spec.seats], names))
     return records, time.process_time() - started
