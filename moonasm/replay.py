@@ -122,8 +122,9 @@ class Replay:
         self.steps_known = events is not None or logs_steps(log.header)
         self.wide = self.bits > 8
         self.voice = _ReplayVoice(self)
+        # how replay lays out an event; any other is its sentence (`on_said`)
         self.handlers: dict[type, Callable[[Any], list[str]]] = {
-            ev.Setup: self.on_setup, ev.Draw: self.on_draw, ev.CardEvent: self.on_event,
+            ev.Setup: self.on_setup, ev.CardEvent: self.on_event,
             ev.Turn: self.on_turn, ev.Skip: self.on_skip, ev.Step: self.on_step,
             ev.Solved: self.on_solved, ev.Fault: self.on_fault, ev.Hack: self.on_hack,
             ev.EndTurn: self.on_end_turn, ev.RoundEnd: self.on_round_end,
@@ -236,7 +237,7 @@ class Replay:
             if isinstance(event, ev.Unknown):
                 out = self.on_unknown(event, number)
             else:
-                out = self.handlers[type(event)](event)
+                out = self.handlers.get(type(event), self.on_said)(event)
             if showing or kind == "result" and o.turn is None and o.round is None:
                 yield from out
             if kind == "end_turn":
@@ -290,9 +291,6 @@ class Replay:
         bugs = table.bugs
         bug_text = f"; {bugs} BUG{'s' if bugs != 1 else ''}" if bugs else ""
         return f"pending goals: {text}{bug_text} (a goal reaching slot {table.loss_slot} loses)"
-
-    def on_draw(self, e: ev.Draw) -> list[str]:
-        return [self.indent() + self.paint(say(e, self.voice), CYAN)]
 
     def indent(self) -> str:
         return "    "
@@ -397,6 +395,10 @@ class Replay:
             out.append(f"  {r[0]:>{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
                        f"{r[3]:>{widths[3]}}")
         return out
+
+    def on_said(self, e: ev.GameEvent) -> list[str]:
+        """An event replay lays out no way of its own (a card drawn): its sentence."""
+        return [self.indent() + self.paint(say(e, self.voice), CYAN)]
 
     def on_unknown(self, e: ev.Unknown, number: int) -> list[str]:
         rest = {k: v for k, v in e.data.items() if k != "event"}
