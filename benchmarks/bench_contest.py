@@ -83,16 +83,16 @@ def _in_process(tmp: Path) -> list[Row]:
         """CPU seconds of the 3,000 games in a loop of Game.play."""
         start = time.process_time()
         for spec in specs:
-            options = GameOptions(mode="versus", seed=spec.seed)
+            options = GameOptions(mode="versus")
             seats = [{"seat": seat, "name": names[k], "file": f"{k}.masm", "sha256": k}
                      for seat, k in enumerate(spec.seats, 1)]
             bots = [programs[k] for k in spec.seats]
             if log:
-                game, writer = start_logged(io.StringIO(), options, seats)
+                game, writer = start_logged(io.StringIO(), options, seats, spec.seed)
                 game.play(bots)
                 writer.flush()
             else:
-                Game(options, [names[k] for k in spec.seats]).play(bots)
+                Game(options, [names[k] for k in spec.seats], seed=spec.seed).play(bots)
         return time.process_time() - start
 
     def tournament(games: int) -> float:

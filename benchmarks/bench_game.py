@@ -47,7 +47,7 @@ def _games(programs: list[Any], names: list[str]) -> float:
 
     start = time.process_time()
     for seed in SEEDS:
-        Game(GameOptions(mode="versus", seed=seed), names).play(programs)
+        Game(GameOptions(mode="versus"), names, seed=seed).play(programs)
     return time.process_time() - start
 
 
@@ -59,7 +59,7 @@ def _lean_games(programs: list[Any]) -> float:
 
     start = time.process_time()
     for seed in SEEDS:
-        lean_engine.play(GameOptions(mode="versus", seed=seed), programs)
+        lean_engine.play(GameOptions(mode="versus"), programs, seed)
     return time.process_time() - start
 
 
@@ -95,7 +95,7 @@ def _bot_statements(programs: list[Any]) -> list[float]:
     lean_engine.run_turn = timed  # type: ignore[assignment]
     try:
         for seed in SEEDS:
-            lean_engine.play(GameOptions(mode="versus", seed=seed), programs)
+            lean_engine.play(GameOptions(mode="versus"), programs, seed)
     finally:
         lean_engine.run_turn = real
     return turns

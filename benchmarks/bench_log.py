@@ -41,20 +41,21 @@ def _play(programs: list[Any], names: list[str], seed: int, log: int,
     from moonasm.game import Game, GameOptions
     from moonasm.game.log_write import LogWriter, header, start_logged
 
-    options = GameOptions(mode="versus", seed=seed, max_rounds=max_rounds)
+    options = GameOptions(mode="versus", max_rounds=max_rounds)
     if not log:
-        Game(options, names).play(programs)
+        Game(options, names, seed=seed).play(programs)
         return 0
     out = io.StringIO()
     if log == 2:
-        game, writer = start_logged(out, options, _players(names))
+        game, writer = start_logged(out, options, _players(names), seed)
         game.play(programs, after_turn=writer.turn_ended)
         writer.flush()
         return out.tell()
-    head = header(options, _players(names))
+    head = header(options, _players(names), seed)
     head["version"] = 1
     writer = LogWriter(out, head)
-    Game(options, names, writer.event, steps=True).play(programs, after_turn=writer.flush)
+    Game(options, names, writer.event, seed=seed, steps=True).play(programs,
+                                                                   after_turn=writer.flush)
     return out.tell()
 
 

@@ -51,8 +51,8 @@ def run() -> list[tuple[str, float, str, float, str]]:
         examples = [str(ROOT / "examples" / "bots" / f"{n}.masm") for n in ("builder", "hoarder")]
         ex_replay, ex_play = _pair(folder, examples, "examples.log")
         log_size = (folder / "loop.log").stat().st_size
-    game = viewer_game(GameOptions(mode="versus", seed=3), ["spin", "think"],
-                       [bot(SPIN), bot(THINK)], {1: SPIN, 2: THINK}, "0:0")
+    game = viewer_game(GameOptions(mode="versus"), ["spin", "think"],
+                       [bot(SPIN), bot(THINK)], {1: SPIN, 2: THINK}, "0:0", seed=3)
     data = len(embed_json(game))
     return [
         (f"replay of two bots looping every turn, CPU s ({spread(loops_replay, digits=2)})",

@@ -38,8 +38,8 @@ def load(directory: Path) -> list[Bot]:
     return bots
 
 
-def play(bots: list[Bot], options: GameOptions) -> dict[str, Any]:
-    game = Game(options, [b.name for b in bots])
+def play(bots: list[Bot], options: GameOptions, seed: int) -> dict[str, Any]:
+    game = Game(options, [b.name for b in bots], seed=seed)
     return game.play([b.program for b in bots])
 
 
@@ -63,7 +63,7 @@ def duel(a: Bot, b: Bot, seeds: range, events: bool = False) -> Duel:
     d = Duel()
     for seed in seeds:
         for seats in ((a, b), (b, a)):
-            result = play(list(seats), GameOptions(mode="versus", seed=seed, events=events))
+            result = play(list(seats), GameOptions(mode="versus", events=events), seed)
             me = 1 if seats[0] is a else 2
             other = 3 - me
             players = {p["seat"]: p for p in result["players"]}
@@ -139,7 +139,7 @@ def table(bots: list[Bot], seeds: range) -> str:
         for level in LEVELS:
             wins = goals = 0
             for seed in seeds:
-                result = play([bot], GameOptions(mode="coop", levels=(level,), seed=seed))
+                result = play([bot], GameOptions(mode="coop", levels=(level,)), seed)
                 wins += result["result"] == "won"
                 goals += result["players"][0]["solved"]
                 faults += result["players"][0]["faults"]

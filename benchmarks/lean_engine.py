@@ -20,10 +20,11 @@ from moonasm.vm.compile import run_turn
 from moonasm.vm.machine import Hooks, Machine
 
 
-def play(options: GameOptions, programs: list[Any]) -> dict[str, Any]:
-    """Play one game; returns rounds, scores and faults by seat, and the winners."""
+def play(options: GameOptions, programs: list[Any], seed: int) -> dict[str, Any]:
+    """Play one game dealt by `seed`; returns rounds, scores and faults by seat, and the
+    winners."""
     players = len(programs)
-    deck = deal_versus(options)[::-1]  # the top at the end
+    deck = deal_versus(options, seed)[::-1]  # the top at the end
     goals_left = 16
     m = Machine(bits=options.bits, mode="versus", players=players)
     m.hackers = {s: isa.HACKERS[k] for s, k in options.hackers.items()}

@@ -180,12 +180,12 @@ def test_bots_run_as_scripts_from_the_command_line(tmp_path: Path,
 # -- in real games -------------------------------------------------------------------------------
 
 
-def _game(names: tuple[str, ...], **options: object) -> dict[str, object]:
+def _game(names: tuple[str, ...], seed: int, **options: object) -> dict[str, object]:
     from moonasm.game.bots import bot
     from moonasm.game.engine import Game, GameOptions
 
     programs = [bot(source(n)) for n in names]
-    game = Game(GameOptions(**options), list(names))  # type: ignore[arg-type]
+    game = Game(GameOptions(**options), list(names), seed=seed)  # type: ignore[arg-type]
     return game.play(programs)
 
 

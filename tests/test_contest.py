@@ -120,7 +120,7 @@ def test_a_frame_in_the_report_keeps_the_table_of_the_frame_before(mode: str) ->
     programs = [bot(Path(BUILDER).read_text()), bot(Path(HOARDER).read_text()),
                 bot(FAULTER)]
     for seed in range(4):
-        options = GameOptions(mode=mode, seed=seed, events=True, max_rounds=12)
+        options = GameOptions(mode=mode, events=True, max_rounds=12)
         frames = _Frames(mode, 4, 3, {1, 2, 3})
         table = TableState.new(mode, 4, 3)
         full: list[list[object]] = []
@@ -138,7 +138,7 @@ def test_a_frame_in_the_report_keeps_the_table_of_the_frame_before(mode: str) ->
                              [table.goal_of(s) for s in (1, 2, 3)], sorted(table.shown),
                              [p.goal for p in table.pending], list(table.disabled)])
 
-        game = Game(options, ["b", "h", "f"], both, steps=True)
+        game = Game(options, ["b", "h", "f"], both, seed=seed, steps=True)
         game.runner = FoldedRunner(frames.think)
         game.play(programs)
         expanded: list[list[object]] = []

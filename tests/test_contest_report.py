@@ -248,11 +248,11 @@ def test_a_looping_bot_adds_little_to_the_viewer() -> None:
     from moonasm.game.bots import check_bot
     from moonasm.game.options import GameOptions
 
-    options = GameOptions(mode="versus", seed=3)
+    options = GameOptions(mode="versus")
     program, _, errors = check_bot(LOOPER, 4)
     assert program is not None and not errors
     game = viewer_game(options, ["looper", "looper"], [program, program], {1: LOOPER},
-                       game_id="0:0")
+                       game_id="0:0", seed=3)
     kinds = [f[0] for f in game["frames"]]
     assert kinds.count("fault") == kinds.count("think") == kinds.count("turn") == 200
     assert game["result"] == "finished" and game["seed"] == "3"
@@ -274,17 +274,18 @@ def test_viewer_payload_gives_the_server_data_and_markup() -> None:
     evil_program, _, _ = check_bot(EVIL, 4)
     loop_program, _, _ = check_bot(LOOPER, 4)
     assert evil_program is not None and loop_program is not None
-    text, fragment = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
+    text, fragment = viewer_payload(GameOptions(mode="versus", max_rounds=3),
                                     ["<!--<script>", "looper"], [evil_program, loop_program],
-                                    {1: EVIL}, "7:2")
+                                    {1: EVIL}, "7:2", seed=9)
     data = json.loads(text)
     assert data["games"][0]["names"] == ["<!--<script>", "looper"]
     assert "<script" not in text and fragment.count("<script") == 1
     assert 'type="application/json" id="data"' in fragment and " on" not in \
         fragment.split("<script", 1)[0].replace(" only", "")
     # a reader who may see no source: operations without their lines, faults without message
-    text, _ = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
-                             ["<!--<script>", "looper"], [evil_program, loop_program], {}, "7:2")
+    text, _ = viewer_payload(GameOptions(mode="versus", max_rounds=3),
+                             ["<!--<script>", "looper"], [evil_program, loop_program], {}, "7:2",
+                             seed=9)
     frames = json.loads(text)["games"][0]["frames"]
     steps = [f for f in frames if f[0] == "step"]
     assert steps and all(f[7] is None and f[6] == "seat 1: INC A" for f in steps)
@@ -310,9 +311,9 @@ def test_the_viewer_runs_from_files_under_a_policy_without_inline_script(  # typ
 
     programs = [check_bot(source, 4)[0] for source in (EVIL, LOOPER)]
     assert all(p is not None for p in programs)
-    _, fragment = viewer_payload(GameOptions(mode="versus", seed=9, max_rounds=3),
+    _, fragment = viewer_payload(GameOptions(mode="versus", max_rounds=3),
                                  ["<!--<script>", "looper"], programs,  # type: ignore[arg-type]
-                                 {1: EVIL}, "7:2")
+                                 {1: EVIL}, "7:2", seed=9)
     for name in ("viewer.js", "viewer.css"):
         (tmp_path / name).write_text(static_text(name))
     (tmp_path / "favicon.ico").write_bytes(b"")  # the browser asks for it

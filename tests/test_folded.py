@@ -48,10 +48,9 @@ def test_folded_turns_give_the_traced_events(first: str, second: str, seed: int,
         program, _, errors = check_bot(source, 4)
         assert program is not None, errors
         programs.append(program)
-    options = GameOptions(mode=mode, seed=seed, events=events, max_rounds=6,
-                          max_steps=max_steps)
+    options = GameOptions(mode=mode, events=events, max_rounds=6, max_steps=max_steps)
     traced: list[Any] = []
-    Game(options, ["a", "b"], traced.append, steps=True).play(programs)
+    Game(options, ["a", "b"], traced.append, seed=seed, steps=True).play(programs)
     folded: list[Any] = []
     stretches: list[Thinking] = []
 
@@ -60,7 +59,7 @@ def test_folded_turns_give_the_traced_events(first: str, second: str, seed: int,
         stretches.append(stretch)
         folded.append(stretch)
 
-    game = Game(options, ["a", "b"], folded.append, steps=True)
+    game = Game(options, ["a", "b"], folded.append, seed=seed, steps=True)
     game.runner = FoldedRunner(think)
     game.play(programs)
     assert [e for e in traced if not _thinks(e)] == \

@@ -80,8 +80,8 @@ def test_coop_tables(level, bits, powers, counts):
         assert tables.coop_power(level, bits, players) == powers[players - 1] * 2
         assert tables.coop_goal_cards(level, bits, players) == counts[players - 1]
         events: list[dict] = []
-        game = Game(GameOptions(bits=bits, levels=(level,), seed=players), ["p"] * players,
-                    json_sink(events.append))
+        game = Game(GameOptions(bits=bits, levels=(level,)), ["p"] * players,
+                    json_sink(events.append), seed=players)
         # the deck holds the table's goal cards: registers + pending + deck = count
         initial = len(tables.COOP_INITIAL_REGISTERS[level])
         pending = sum(len(p.cards) for p in game.pending_goals)
@@ -117,8 +117,8 @@ def test_bugs_by_level():
 @pytest.mark.parametrize("level", ["novice", "medium", "hacker"])
 def test_coop_deck_composition(level, events, extra):
     log: list[dict] = []
-    g = Game(GameOptions(levels=(level,), events=events, seed=11), ["a", "b"],
-             json_sink(log.append))
+    g = Game(GameOptions(levels=(level,), events=events), ["a", "b"],
+             json_sink(log.append), seed=11)
     resolved = sum(1 for e in log if e["event"] == "event")
     cards_in_play = g.deck_left + g.bugs + sum(len(p.cards) for p in g.pending_goals)
     total = 10 - len(tables.COOP_INITIAL_REGISTERS[level]) + tables.COOP_BUGS[level] + extra
@@ -127,7 +127,7 @@ def test_coop_deck_composition(level, events, extra):
 
 def test_versus_deck_composition():
     events: list[dict] = []
-    g = Game(GameOptions(mode="versus", seed=3), ["a", "b", "c"], json_sink(events.append))
+    g = Game(GameOptions(mode="versus"), ["a", "b", "c"], json_sink(events.append), seed=3)
     draws = [e for e in events if e["event"] == "draw"]
     assert g.deck_left + len(draws) == 18
     assert g.deck_goals_left + sum(1 for d in draws if d["card"] == "goal") == 16

@@ -47,7 +47,7 @@ def test_initial_registers_by_level(level, deck, registers):
 
 def test_initial_registers_with_seeded_deck_are_the_first_cards():
     events: list[dict] = []
-    g = Game(coop("novice", seed=42), ["a", "b"], json_sink(events.append))
+    g = Game(coop("novice"), ["a", "b"], json_sink(events.append), seed=42)
     first = [d["value"] for d in kinds(events, "draw")[:3]]
     assert g.machine.regs == [0] + first
     assert len(set(first)) == 3  # three different cards
@@ -76,7 +76,7 @@ def test_passive_coop_game_is_lost_in_round(level, deck, rounds):
 @pytest.mark.parametrize("level", ["novice", "medium", "hacker"])
 @pytest.mark.parametrize("seed", range(8))
 def test_passive_coop_games_are_always_lost(level, seed):
-    g = Game(coop(level, seed=seed), ["a", "b"])
+    g = Game(coop(level), ["a", "b"], seed=seed)
     result = play(g)
     # a passive game only solves by luck at turn start (A = 0, or A = 1 at hacker level),
     # and each such goal buys the queue at most one round
@@ -192,7 +192,7 @@ def test_won_in_the_middle_of_a_round_even_with_events_left_in_the_deck():
 
 
 def test_coop_scores_count_the_goals_each_seat_solved():
-    g = Game(coop("novice", seed=1), ["a", "b"])
+    g = Game(coop("novice"), ["a", "b"], seed=1)
     result = play(g, COUNTER)
     assert result["result"] == "won"
     assert sum(p["solved"] for p in result["players"]) == 10 - 3

@@ -53,22 +53,22 @@ def play(options, players, **kw):
 @pytest.mark.parametrize("seed", [0, 1, 7, 123])
 def test_fast_path_and_traced_path_play_the_same_game(config, seed):
     players = 3 if "levels" in config and len(config["levels"]) == 3 else 2
-    options = GameOptions(seed=seed, **config)
-    fast_game, fast, fast_result = play(options, players, steps=False)
-    slow_game, slow, slow_result = play(options, players, steps=True)
+    options = GameOptions(**config)
+    fast_game, fast, fast_result = play(options, players, seed=seed, steps=False)
+    slow_game, slow, slow_result = play(options, players, seed=seed, steps=True)
     assert any(e["event"] == "step" for e in slow)
     assert [e for e in slow if e["event"] != "step"] == fast
     assert fast_result == slow_result
     assert fast_game.machine.regs == slow_game.machine.regs
     assert fast_game.machine.ram == slow_game.machine.ram
-    quiet = Game(options, ["a", "b", "c"][:players])  # no event sink at all
+    quiet = Game(options, ["a", "b", "c"][:players], seed=seed)  # no event sink at all
     assert quiet.play(programs_for(options, players)) == fast_result
 
 
 def test_same_seed_same_events_in_process():
-    options = GameOptions(mode="versus", seed=99, events=True)
-    assert play(options, 2)[1] == play(options, 2)[1]
-    assert play(options, 2)[1] != play(GameOptions(mode="versus", seed=100, events=True), 2)[1]
+    options = GameOptions(mode="versus", events=True)
+    assert play(options, 2, seed=99)[1] == play(options, 2, seed=99)[1]
+    assert play(options, 2, seed=99)[1] != play(options, 2, seed=100)[1]
 
 
 SCRIPT = """
@@ -82,10 +82,10 @@ configs = [dict(mode="versus", events=True), dict(mode="coop", levels=("hacker",
 digest = hashlib.sha256()
 for seed in range(12):
     for config in configs:
-        options = GameOptions(seed=seed, **config)
+        options = GameOptions(**config)
         out = io.StringIO()
-        log = LogWriter(out, header(options, []))
-        Game(options, ["a", "b", "c"], lambda e: log.write(e.to_json())).play(
+        log = LogWriter(out, header(options, [], seed))
+        Game(options, ["a", "b", "c"], lambda e: log.write(e.to_json()), seed=seed).play(
             [bot(s) for s in srcs])
         digest.update(out.getvalue().encode())
 print(digest.hexdigest())
@@ -139,8 +139,8 @@ def test_the_cli_writes_identical_logs_in_separate_processes(tmp_path, options):
 def test_every_game_ends_and_no_score_exceeds_the_cards(seed, mode, bits, level, events,
                                                         extras, players, max_rounds):
     options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, extras=extras,
-                          seed=seed, max_rounds=max_rounds)
-    g = Game(options, ["a", "b", "c"][:players])
+                          max_rounds=max_rounds)
+    g = Game(options, ["a", "b", "c"][:players], seed=seed)
     result = g.play([COUNTER, MIXER, HACKY][:players])
     assert g.finished
     assert 1 <= result["rounds"] <= max_rounds
@@ -192,10 +192,10 @@ class _Spy(io.StringIO):
 
 def test_log_lines_are_flushed_as_written():
     spy = _Spy()
-    options = GameOptions(mode="versus", seed=2)
+    options = GameOptions(mode="versus")
     log = LogWriter(spy, header(options, [{"seat": 1, "name": "a", "file": "a.masm",
-                                            "sha256": "0" * 64}]))
-    Game(options, ["a"], json_sink(log.write)).play([COUNTER])
+                                            "sha256": "0" * 64}], 2))
+    Game(options, ["a"], json_sink(log.write), seed=2).play([COUNTER])
     lines = spy.getvalue().splitlines()
     assert len(spy.flushed) == len(lines)
     assert spy.flushed[0] == len(lines[0]) + 1

@@ -54,10 +54,10 @@ SOURCES = [CHASE, OVERLOAD, SPENDER, HACKER, COUNTER_SRC, MIXER_SRC,
            (EXAMPLES / "builder.masm").read_text(), (EXAMPLES / "hoarder.masm").read_text()]
 
 
-def play(options: GameOptions, sources: list[str], *, interpreter: bool,
+def play(options: GameOptions, sources: list[str], *, seed: int, interpreter: bool,
          steps: bool = False) -> tuple[list[ev.GameEvent], dict]:
     events: list[ev.GameEvent] = []
-    g = Game(options, [f"p{i}" for i in range(len(sources))], events.append,
+    g = Game(options, [f"p{i}" for i in range(len(sources))], events.append, seed=seed,
              steps=steps, interpreter=interpreter)
     result = g.play([bot(s, options.bits) for s in sources])
     return events, {"result": result, "regs": list(g.machine.regs),
@@ -76,23 +76,23 @@ def test_the_fast_path_and_the_interpreter_play_the_same_game(mode, bits, seed):
     hackers = {1: ("rotation", "logic", "addition", "copy")[seed % 4]}
     if players > 1:
         hackers[2] = ("copy", "addition", "logic", "rotation")[seed % 4]
-    options = GameOptions(mode=mode, bits=bits, seed=seed, events=seed % 3 != 2,
+    options = GameOptions(mode=mode, bits=bits, events=seed % 3 != 2,
                           levels=(("novice", "medium", "hacker")[seed % 3],),
                           hackers=hackers, extras=("off", "tokens", "on")[seed % 3],
                           max_rounds=30, max_steps=400)
-    fast, fast_end = play(options, sources, interpreter=False)
-    slow, slow_end = play(options, sources, interpreter=True)
+    fast, fast_end = play(options, sources, seed=seed, interpreter=False)
+    slow, slow_end = play(options, sources, seed=seed, interpreter=True)
     assert fast == slow  # the whole stream, event by event
     assert fast_end == slow_end
-    logged, logged_end = play(options, sources, interpreter=True, steps=True)
+    logged, logged_end = play(options, sources, seed=seed, interpreter=True, steps=True)
     assert [e for e in logged if not isinstance(e, ev.Step)] == fast
     assert logged_end == fast_end
 
 
 def test_the_chase_of_issue_7_plays_the_same_game_both_ways():
-    options = GameOptions(hackers={1: "rotation"}, seed=6)
-    fast, fast_end = play(options, [CHASE], interpreter=False)
-    slow, slow_end = play(options, [CHASE], interpreter=True)
+    options = GameOptions(hackers={1: "rotation"})
+    fast, fast_end = play(options, [CHASE], seed=6, interpreter=False)
+    slow, slow_end = play(options, [CHASE], seed=6, interpreter=True)
     assert [e for e in fast if isinstance(e, ev.Solved)] == \
         [e for e in slow if isinstance(e, ev.Solved)]
     assert fast == slow and fast_end == slow_end
@@ -111,9 +111,9 @@ def test_goals_reached_inside_compiled_loops_play_the_same_game(mode, bits, seed
     hackers = {1: "rotation"}
     if players > 1:
         hackers[2] = ("logic", "rotation")[seed % 2]
-    options = GameOptions(mode=mode, bits=bits, seed=seed, hackers=hackers,
-                          events=seed % 2 == 0, max_rounds=30)
+    options = GameOptions(mode=mode, bits=bits, hackers=hackers, events=seed % 2 == 0,
+                          max_rounds=30)
     sources = [CHASE, SPENDER][:players]
-    fast, fast_end = play(options, sources, interpreter=False)
-    slow, slow_end = play(options, sources, interpreter=True)
+    fast, fast_end = play(options, sources, seed=seed, interpreter=False)
+    slow, slow_end = play(options, sources, seed=seed, interpreter=True)
     assert fast == slow and fast_end == slow_end

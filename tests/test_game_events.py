@@ -121,7 +121,7 @@ def test_events_in_a_competitive_game_resolve_during_a_turn():
 
 
 def test_events_are_shuffled_in_only_when_asked():
-    with_events = Game(GameOptions(events=True, seed=4), ["a"])
-    without = Game(GameOptions(events=False, seed=4), ["a"])
+    with_events = Game(GameOptions(events=True), ["a"], seed=4)
+    without = Game(GameOptions(events=False), ["a"], seed=4)
     assert with_events.deck_left + len(with_events.errors) > without.deck_left
     assert without.deck_left == without.deck_goals_left

@@ -1,6 +1,7 @@
 """Every game option is declared once (`moonasm.game.options.OPTIONS`); the command line, the
 JSON of logs, payloads and stores, and the command that deals a game again are all derived
-from it, so an option survives every round trip between them (issue 16)."""
+from it, so an option survives every round trip between them, and the seed, which is no
+option, goes round with them in the `GameSetup` (issue 16)."""
 
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ from moonasm.game import options as game_options
 from moonasm.game.options import (
     OPTIONS,
     GameOptions,
+    GameSetup,
     OptionError,
     add_arguments,
-    command_line,
-    from_arguments,
     from_json,
     to_json,
 )
@@ -55,17 +55,30 @@ def typed_options(draw: st.DrawFn) -> tuple[list[str], int]:
 @given(typed_options(), st.integers(0, 2**53 - 1))
 def test_cli_json_command_line_round_trip(typed: tuple[list[str], int], seed: int) -> None:
     words, players = typed
-    options = from_arguments(parser().parse_args(words), players, seed)
-    again = from_json(to_json(options, players), players, seed=seed)
+    setup = GameSetup.from_arguments(parser().parse_args([*words, "--seed", str(seed)]),
+                                     players)
+    assert (setup.players, setup.seed, setup.chosen) == (players, seed, False)
+    options = setup.options
+    again = from_json(to_json(options, players), players)
     assert to_json(again, players) == to_json(options, players)
-    retyped = from_arguments(parser().parse_args(command_line(options, players)), players,
-                             seed)
-    assert to_json(retyped, players) == to_json(options, players)
-    assert retyped.seed == again.seed == seed
+    retyped = GameSetup.from_arguments(parser().parse_args(setup.command_line()), players)
+    assert to_json(retyped.options, players) == to_json(options, players)
+    assert (retyped.players, retyped.seed, retyped.chosen) == (players, seed, False)
+
+
+def test_a_setup_without_a_seed_chooses_one_once() -> None:
+    setup = GameSetup.from_arguments(parser().parse_args(["--bits", "6"]), 2)
+    assert setup.chosen and 0 <= setup.seed < 2**53 and setup.options.bits == 6
+    assert setup.command_line()[-2:] == ["--seed", str(setup.seed)]
+
+
+def test_a_setup_refuses_what_the_options_refuse() -> None:
+    with pytest.raises(OptionError, match="a game has 1-4 players, not 5"):
+        GameSetup.from_arguments(parser().parse_args([]), 5)
 
 
 def test_every_option_has_a_json_key_a_default_and_help() -> None:
-    fields = set(GameOptions.__dataclass_fields__) - {"seed"}
+    fields = set(GameOptions.__dataclass_fields__)
     assert {o.key for o in OPTIONS} == fields
     for option in OPTIONS:
         assert getattr(GameOptions(), option.key) == option.default

@@ -65,7 +65,7 @@ def test_a_lone_last_card_is_a_goal_by_itself():
 
 
 def test_coop_wide_seeded_game_counts_cards_not_goals():
-    g = Game(GameOptions(bits=8, levels=("hacker",), seed=9), ["a", "b"])
+    g = Game(GameOptions(bits=8, levels=("hacker",)), ["a", "b"], seed=9)
     # 10 cards, no registers taken: 5 goals of two cards
     assert sum(len(p.cards) for p in g.pending_goals) + g.deck_goals_left == 10
     assert g.machine.regs == [1, 0, 0, 0]

@@ -52,8 +52,8 @@ def test_a_competitive_game_ends_with_the_round_of_its_last_goal_card(seed):
     events: list[ev.GameEvent] = []
     players = 2 + seed % 3
     progs = [example("builder"), example("hoarder"), COUNTER, bot(MIXER_SRC)][:players]
-    g = Game(GameOptions(mode="versus", seed=seed, events=seed % 2 == 1),
-             [f"p{i}" for i in range(players)], events.append)
+    g = Game(GameOptions(mode="versus", events=seed % 2 == 1),
+             [f"p{i}" for i in range(players)], events.append, seed=seed)
     result = g.play(progs)
     last = last_goal_round(events, "versus", players)
     # an ERROR card can leave the bots stuck: then the 100-round cap ends the game
@@ -62,7 +62,7 @@ def test_a_competitive_game_ends_with_the_round_of_its_last_goal_card(seed):
 
 def test_issue_7_builder_against_hoarder_seed_17():
     events: list[ev.GameEvent] = []
-    g = Game(GameOptions(mode="versus", seed=17), ["builder", "hoarder"], events.append)
+    g = Game(GameOptions(mode="versus"), ["builder", "hoarder"], events.append, seed=17)
     result = g.play([example("builder"), example("hoarder")])
     assert result["rounds"] == last_goal_round(events, "versus", 2) == 7
 
@@ -75,8 +75,8 @@ def test_a_wide_cooperative_round_draws_one_goal_card_or_a_whole_goal_when_none_
     for seed in range(15):
         events: list[ev.GameEvent] = []
         players = 1 + seed % 4
-        g = Game(GameOptions(bits=bits, levels=(level,), seed=seed, events=True),
-                 [f"p{i}" for i in range(players)], events.append)
+        g = Game(GameOptions(bits=bits, levels=(level,), events=True),
+                 [f"p{i}" for i in range(players)], events.append, seed=seed)
         g.play([bot(COUNTER_SRC, bits), bot(MIXER_SRC, bits), IDLE, IDLE][:players])
         table = TableState.new("coop", bits, players)
         drawn: int | None = None
@@ -106,7 +106,7 @@ def test_a_wide_cooperative_round_draws_one_goal_card_or_a_whole_goal_when_none_
 ])
 def test_reading_a_goal_that_cannot_be_read_says_what_is_true(mode, players, read, message):
     events: list[ev.GameEvent] = []
-    g = Game(GameOptions(mode=mode, seed=1), ["p", "q"][:players], events.append)
+    g = Game(GameOptions(mode=mode), ["p", "q"][:players], events.append, seed=1)
     g.play_bot_turn(bot(f"CMP A, {read}"))
     faults = [e for e in events if isinstance(e, ev.Fault)]
     assert [(f.kind, f.message, f.line, f.column) for f in faults] == [

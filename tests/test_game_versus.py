@@ -168,7 +168,7 @@ def test_a_seat_without_a_goal_is_skipped():
 
 
 def test_the_game_goes_on_to_the_last_card_round():
-    g = Game(versus(seed=3), ["a", "b"])
+    g = Game(versus(), ["a", "b"], seed=3)
     result = g.play([COUNTER, IDLE])
     assert result["result"] == "finished"
     assert g.deck_left == 0
@@ -198,7 +198,7 @@ def test_most_goals_solved_wins():
 
 
 def test_one_player_practice_game():
-    g = Game(versus(seed=5), ["solo"])
+    g = Game(versus(), ["solo"], seed=5)
     result = g.play([COUNTER])
     assert result["result"] == "finished" and result["winners"] == [1]
     # the deck's last card ends the game at the end of that round, solved or not

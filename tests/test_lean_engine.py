@@ -28,10 +28,10 @@ def programs() -> dict[str, object]:
 def test_lean_engine_plays_the_real_engines_games(programs: dict[str, object],
                                                   pair: tuple[str, ...]) -> None:
     for seed in range(150):
-        options = GameOptions(mode="versus", seed=seed)
+        options = GameOptions(mode="versus")
         bots = [programs[n] for n in pair]
-        real = Game(options, list(pair)).play(bots)  # type: ignore[arg-type]
-        lean = lean_engine.play(options, bots)
+        real = Game(options, list(pair), seed=seed).play(bots)  # type: ignore[arg-type]
+        lean = lean_engine.play(options, bots, seed)
         assert lean == {"rounds": real["rounds"],
                         "scores": [p["solved"] for p in real["players"]],
                         "faults": [p["faults"] for p in real["players"]],

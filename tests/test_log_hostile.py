@@ -309,8 +309,8 @@ def test_the_header_records_the_deal(tmp_path: Path, capsys: pytest.CaptureFixtu
     events: list[dict[str, Any]] = []
     names = [p["name"] for p in objs[0]["players"]]
     programs = [bot((ROOT / p["file"]).read_text()) for p in objs[0]["players"]]
-    Game(options_from_header(objs[0]), names, json_sink(events.append), deck=deck,
-         steps=False).play(
+    Game(options_from_header(objs[0]), names, json_sink(events.append),
+         seed=objs[0]["seed"], deck=deck, steps=False).play(
         programs)
     assert events == objs[1:]
 

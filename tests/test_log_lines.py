@@ -65,24 +65,25 @@ def test_every_line_of_a_game_is_its_events_json(
         mode: str, bits: int, events: bool, extras: str, hacker: str | None, level: str,
         seats: list[str], names: list[str], seed: int, steps: bool) -> None:
     options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, extras=extras,
-                          hackers={} if hacker is None else {1: hacker}, seed=seed,
+                          hackers={} if hacker is None else {1: hacker},
                           max_rounds=6, max_steps=60)
     players = names[:len(seats)]
     played: list[ev.AnyEvent] = []
-    Game(options, players, played.append, steps=steps).play([PROGRAMS[s] for s in seats])
+    Game(options, players, played.append, seed=seed, steps=steps).play(
+        [PROGRAMS[s] for s in seats])
     assert played and isinstance(played[-1], ev.Result)
     for event in played:
         assert event.to_line() == encoded(event)
 
     # and the writer's output is the header and those lines, as `write` would give them
     head = header(options, [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
-                            for i, n in enumerate(players, 1)])
+                            for i, n in enumerate(players, 1)], seed)
     fast, slow = io.StringIO(), io.StringIO()
     writer = LogWriter(fast, head)
-    Game(options, players, writer.event, steps=steps).play(
+    Game(options, players, writer.event, seed=seed, steps=steps).play(
         [PROGRAMS[s] for s in seats], after_turn=writer.flush)
-    Game(options, players, json_sink(LogWriter(slow, head).write), steps=steps).play(
-        [PROGRAMS[s] for s in seats])
+    Game(options, players, json_sink(LogWriter(slow, head).write), seed=seed,
+         steps=steps).play([PROGRAMS[s] for s in seats])
     assert fast.getvalue() == slow.getvalue()
     assert fast.getvalue().splitlines() == [dumps(head)] + [encoded(e) for e in played]
     assert fast.getvalue().isascii()
@@ -98,11 +99,11 @@ def test_the_games_cover_every_kind_of_event() -> None:
     for mode, bits in (("versus", 4), ("coop", 8), ("versus", 6), ("coop", 5)):
         for seed in range(4):
             options = GameOptions(mode=mode, bits=bits, events=True, extras="tokens",
-                                  levels=("hacker",), hackers={1: "logic"}, seed=seed,
+                                  levels=("hacker",), hackers={1: "logic"},
                                   max_rounds=8, max_steps=60)
             seats = ["builder", "looper", "spender", "hoarder"]
             played: list[ev.AnyEvent] = []
-            Game(options, seats, played.append, steps=True).play(
+            Game(options, seats, played.append, seed=seed, steps=True).play(
                 [PROGRAMS[s] for s in seats])
             checker = EventChecker({"players": seats, "config": {"bits": bits}})
             for number, event in enumerate(played, 2):
@@ -193,9 +194,9 @@ def test_the_writer_writes_whole_turns_as_the_game_goes() -> None:
     players = [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
                for i, n in enumerate(("builder", "hoarder"), 1)]
     bots = [PROGRAMS["builder"], PROGRAMS["hoarder"]]
-    options = GameOptions(mode="versus", seed=3, max_rounds=4)
+    options = GameOptions(mode="versus", max_rounds=4)
     whole = io.StringIO()
-    game, writer = start_logged(whole, options, players)
+    game, writer = start_logged(whole, options, players, 3)
     written = whole.getvalue().splitlines()
     assert json.loads(written[-1])["event"] == "setup"  # the header and the setup, at once
     game.play(bots, after_turn=writer.turn_ended)
@@ -203,7 +204,7 @@ def test_the_writer_writes_whole_turns_as_the_game_goes() -> None:
     writer.flush()
 
     stream = io.StringIO()
-    game, writer = start_logged(stream, options, players)
+    game, writer = start_logged(stream, options, players, 3)
     writer.flush_every = 0.0
     seen: list[list[str]] = []
     game.play(bots, after_turn=lambda: (writer.turn_ended(),

@@ -58,7 +58,8 @@ def version_1(log: Path, seats: list[str]) -> Path:
     out = io.StringIO()
     writer = LogWriter(out, head)
     Game(options_from_header(head), [p["name"] for p in head["players"]],
-         json_sink(writer.write), steps=True).play([bot(Path(s).read_text()) for s in seats])
+         json_sink(writer.write), seed=head["seed"], steps=True).play(
+        [bot(Path(s).read_text()) for s in seats])
     old = log.with_name("v1.jsonl")
     old.write_text(out.getvalue())
     return old
@@ -146,7 +147,7 @@ def test_a_log_cut_short_regenerates_as_far_as_it_goes(
 
 def test_the_header_says_version_2() -> None:
     head = header(GameOptions(), [{"seat": 1, "name": "a", "file": "a.masm",
-                                   "sha256": "0" * 64}])
+                                   "sha256": "0" * 64}], 0)
     assert head["version"] == 2
 
 
@@ -156,10 +157,11 @@ def test_the_header_says_version_2() -> None:
        events=st.booleans(), players=st.integers(1, 4))
 def test_the_header_deal_is_the_engines(seed: int, mode: str, bits: int, level: str,
                                         events: bool, players: int) -> None:
-    options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events, seed=seed)
+    options = GameOptions(mode=mode, bits=bits, levels=(level,), events=events)
     seats = [{"seat": s, "name": "p", "file": "p.masm", "sha256": "0" * 64}
              for s in range(1, players + 1)]
-    assert header(options, seats)["deck"] == Game(options, ["p"] * players).dealt_json
+    assert header(options, seats, seed)["deck"] == \
+        Game(options, ["p"] * players, seed=seed).dealt_json
 
 
 def test_dumps_is_json_dumps() -> None:

@@ -24,8 +24,8 @@ def game(mode: str = "coop", seats: tuple[str, ...] = ("human", "bot"), seed: in
     made = [Seat("human", f"h{i}") if s == "human" else Seat("bot", "counter", bot(COUNTER),
                                                              "counter.masm")
             for i, s in enumerate(seats, 1)]
-    return GameSession(GameOptions(mode=mode, seed=seed, **kw), made,  # type: ignore[arg-type]
-                       render.DIGITS)
+    return GameSession(GameOptions(mode=mode, **kw), made,  # type: ignore[arg-type]
+                       render.DIGITS, seed=seed)
 
 
 def test_cooperative_game_to_the_end() -> None:
@@ -221,9 +221,10 @@ def test_invalid_seats(tmp_path: Path) -> None:
 
 def test_save_writes_the_inputs_that_replay_the_game(tmp_path: Path) -> None:
     counter = ROOT / "examples" / "bots" / "counter.masm"
-    g = GameSession(GameOptions(mode="versus", seed=12),
+    g = GameSession(GameOptions(mode="versus"),
                     [Seat("human", "ann"), Seat("bot", "counter", bot(counter.read_text()),
-                                                str(counter))], render.DIGITS, cwd=tmp_path)
+                                                str(counter))], render.DIGITS, seed=12,
+                    cwd=tmp_path)
     g.greeting()
     g.feed("INC A  # a comment\nROL A")
     g.feed("MOVE A")  # refused by the checker: not part of the game
@@ -282,9 +283,9 @@ def test_an_input_cut_short_by_the_last_goal_says_what_did_not_run(monkeypatch) 
     from moonasm.game.engine import Game
 
     # registers B, C, D = 1, 2, 3, then the deck's only goal: 1
-    monkeypatch.setattr(repl_game, "Game", lambda options, names, sink: Game(
-        options, names, sink, deck=["1", "2", "3", 1]))
-    g = GameSession(GameOptions(mode="coop", seed=0), [Seat("human", "h")], render.DIGITS)
+    monkeypatch.setattr(repl_game, "Game", lambda options, names, sink, seed: Game(
+        options, names, sink, seed=seed, deck=["1", "2", "3", 1]))
+    g = GameSession(GameOptions(mode="coop"), [Seat("human", "h")], render.DIGITS, seed=0)
     g.greeting()
     reply = g.feed("MOV A, B; INC A; INC A")
     assert "the input stopped after MOV A, B (line 1): no goal is left to work on" in reply.text

@@ -43,25 +43,24 @@ def add_run_options(p: argparse.ArgumentParser, scheduler: bool) -> None:
 
 def setup(args: argparse.Namespace, paths: list[str], players: int,
           distinct: bool = True) -> Setup:
-    """Options from the command line, bots loaded and checked (invalid ones set aside)."""
+    """The game setup from the command line (a usage error before any bot is read), bots
+    loaded and checked (invalid ones set aside)."""
     from moonasm.contest import entrants
     from moonasm.contest.contest import Setup
     from moonasm.contest.execute import default_jobs
-    from moonasm.game.options import OptionError, from_arguments, random_seed
+    from moonasm.game.options import GameSetup, OptionError
 
     try:
-        options = from_arguments(args, players)
+        game = GameSetup.from_arguments(args, players)
     except OptionError as e:
         raise UsageError(e.message) from None
     if args.jobs is None:
         args.jobs = default_jobs()
-    seed = args.seed
-    if seed is None:
-        seed = random_seed()
-        print(f"moonasm: playing with --seed {seed}", file=sys.stderr)
+    if game.chosen:
+        print(f"moonasm: playing with --seed {game.seed}", file=sys.stderr)
     valid, rejected = entrants.load(entrants.expand(paths), args.bits, args.max_bot_size,
                                     distinct)
-    return Setup(options, tuple(valid), tuple(rejected), seed, players)
+    return Setup(game.options, tuple(valid), tuple(rejected), game.seed, players)
 
 
 def report_rejected(setup: Setup, quiet: bool) -> None:

@@ -81,12 +81,7 @@ def main(args: argparse.Namespace) -> int:
 
 def _open(args: argparse.Namespace) -> Hill:
     from moonasm.contest.hill import DEFAULT_GAMES, DEFAULT_SIZE, Hill, HillError
-    from moonasm.game.options import (
-        OptionError,
-        from_arguments,
-        given_arguments,
-        random_seed,
-    )
+    from moonasm.game.options import GameSetup, OptionError, given_arguments
 
     directory = Path(args.dir)
     given = given_arguments(args) + (["--players"] if args.players is not None else [])
@@ -95,17 +90,12 @@ def _open(args: argparse.Namespace) -> Hill:
             raise HillError(f"{', '.join(given)}: a hill keeps the game options it was created "
                             "with; give them with --create")
         return Hill.open(directory)
-    players = args.players or 2
     args.mode = args.mode or "versus"  # a hill is competitive unless created otherwise
-    if not 1 <= players <= 4:
-        raise HillError(f"--players {players}: a game has 1-4 players")
     try:
-        options = from_arguments(args, players)
+        game = GameSetup.from_arguments(args, args.players or 2)
     except OptionError as e:
         raise HillError(e.message) from None
-    seed = args.seed if args.seed is not None else random_seed()
-    return Hill.create(directory, options, players, seed, args.size or DEFAULT_SIZE,
-                       args.games or DEFAULT_GAMES)
+    return Hill.create(directory, game, args.size or DEFAULT_SIZE, args.games or DEFAULT_GAMES)
 
 
 def _challenge(args: argparse.Namespace) -> int:

@@ -42,10 +42,7 @@ def main(args: argparse.Namespace) -> int:
     from moonasm.contest.schedule import group_games
 
     try:
-        players = len(args.bots)
-        if players > 4:
-            raise UsageError(f"a game has 1-4 players, not {players} bots")
-        setup = contest_args.setup(args, args.bots, players, distinct=False)
+        setup = contest_args.setup(args, args.bots, len(args.bots), distinct=False)
     except UsageError as e:
         return fail_usage(str(e))
     contest_args.report_rejected(setup, args.json)

@@ -49,18 +49,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    import dataclasses
-
     from moonasm.game.bots import Bot
     from moonasm.game.engine import Game
-    from moonasm.game.options import OptionError, from_arguments, random_seed
+    from moonasm.game.options import GameSetup, OptionError
     from moonasm.game.seats import load_bots
 
-    players = len(args.seats)
     try:
-        if players > 4:
-            raise UsageError(f"a game has 1-4 players, not {players}")
-        options = from_arguments(args, players)
+        setup = GameSetup.from_arguments(args, len(args.seats))
         files = [(file, read_file(file)) for file in args.seats]
     except UsageError as e:
         return fail_usage(e.message, e.file)
@@ -81,12 +76,9 @@ def main(args: argparse.Namespace) -> int:
             print_failure(diagnostics)
         return ExitStatus.INVALID
 
-    seed = args.seed
-    if seed is None:
-        seed = random_seed()
-        print(f"moonasm: playing with --seed {seed}",
+    if setup.chosen:
+        print(f"moonasm: playing with --seed {setup.seed}",
               file=sys.stderr if args.json else sys.stdout)
-    options = dataclasses.replace(options, seed=seed)
 
     names = [b.name for b in bots]
     log_file = None
@@ -100,9 +92,9 @@ def main(args: argparse.Namespace) -> int:
             return fail_usage(f"cannot write the log '{args.log}': {e.strerror or e}", args.log)
         players_json = [{"seat": i, "name": b.name, "file": b.file, "sha256": b.sha256}
                         for i, b in enumerate(bots, 1)]
-        game, writer = start_logged(log_file, options, players_json)
+        game, writer = start_logged(log_file, setup.options, players_json, setup.seed)
     else:
-        game = Game(options, names)
+        game = Game(setup.options, names, seed=setup.seed)
     try:
         result = game.play([b.program for b in bots],
                            after_turn=writer.turn_ended if writer is not None else None)

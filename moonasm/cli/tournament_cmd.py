@@ -111,8 +111,6 @@ class _Run:
         from moonasm.game.options import to_json
 
         args, path, out = self.args, self.path, self.path.parent
-        if not 1 <= args.players <= 4:
-            raise UsageError(f"a game has 1-4 players, not {args.players}")
         stored = None
         if args.resume:
             if not path.exists():

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Setup:
-    """What a contest plays: its options (the seed field unused), entrants and seed."""
+    """What a contest plays: its options, entrants and seed (each game's own is derived
+    from it: `moonasm.contest.schedule`)."""
 
     options: GameOptions
     entrants: tuple[Entrant, ...]

@@ -25,13 +25,16 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from moonasm.contest import contest, execute, integrity
 from moonasm.contest.entrants import Entrant, Rejected
 from moonasm.contest.schedule import GameSpec, group_games
 from moonasm.contest.standings import Standing
 from moonasm.contest.store import Store
+
+if TYPE_CHECKING:
+    from moonasm.game.options import GameSetup
 
 STORE = "hill.sqlite"
 DEFAULT_SIZE = 10
@@ -77,9 +80,9 @@ class Hill:
         self.meta = meta
 
     @classmethod
-    def create(cls, directory: Path, options: Any, players: int, seed: int, size: int,
-               games: int) -> Hill:
-        """A new hill in `directory` (created if missing); HillError if one is there."""
+    def create(cls, directory: Path, game: GameSetup, size: int, games: int) -> Hill:
+        """A new hill in `directory` (created if missing) playing `game`'s options, seats and
+        seed for good; HillError if one is there."""
         from moonasm.game.options import to_json
 
         path = directory / STORE
@@ -93,9 +96,9 @@ class Hill:
             store = Store(path, new=True)
         except integrity.StoreExists:
             raise HillError(f"'{directory}' holds a hill already") from None
-        meta = {"contest": "hill", "options": to_json(options, players), "players": players,
-                "seed": seed, "size": size, "games": games, "challenges": 0, "groups": [],
-                "on_hill": {}}
+        meta = {"contest": "hill", "options": to_json(game.options, game.players),
+                "players": game.players, "seed": game.seed, "size": size, "games": games,
+                "challenges": 0, "groups": [], "on_hill": {}}
         store.set_meta(meta)
         return cls(store, meta)
 

@@ -25,7 +25,6 @@ is one `<script type="application/json">` element no name or source can end earl
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import json
 import shlex
@@ -163,15 +162,15 @@ def _turn_numbers(setup: Setup, record: GameRecord) -> dict[str, int]:
     from moonasm.game.engine import Game
 
     entrants = setup.by_key()
-    options = dataclasses.replace(setup.options, seed=record.seed)
     turns: dict[str, int] = {}
 
     def count(event: ev.AnyEvent) -> None:
         if type(event) is ev.Turn:
             turns[f"{event.round}:{event.seat}"] = len(turns) + 1
 
-    programs = [program_of(key, entrants[key].source, options.bits) for key in record.seats]
-    Game(options, [entrants[key].name for key in record.seats], count,
+    programs = [program_of(key, entrants[key].source, setup.options.bits)
+                for key in record.seats]
+    Game(setup.options, [entrants[key].name for key in record.seats], count, seed=record.seed,
          steps=False).play(programs)
     return turns
 
@@ -199,19 +198,18 @@ def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
     from moonasm.contest.runner import program_of
 
     entrants = setup.by_key()
-    options = dataclasses.replace(setup.options, seed=record.seed)
     bots = [entrants[key] for key in record.seats]
-    programs = [program_of(e.key, e.source, options.bits) for e in bots]
-    game = viewer_game(options, [e.name for e in bots], programs,
+    programs = [program_of(e.key, e.source, setup.options.bits) for e in bots]
+    game = viewer_game(setup.options, [e.name for e in bots], programs,
                        {seat: e.source for seat, e in enumerate(bots, 1)},
-                       game_id=f"{record.group}:{record.index}")
+                       game_id=f"{record.group}:{record.index}", seed=record.seed)
     game.update(result=record.result, scores=list(record.scores))
     return game
 
 
 def viewer_game(options: GameOptions, names: list[str], programs: list[Program],
-                sources: dict[int, str], game_id: str) -> dict[str, Any]:
-    """One game for the viewer: played again with `options` (their seed the game's), its
+                sources: dict[int, str], game_id: str, *, seed: int) -> dict[str, Any]:
+    """One game for the viewer: played again with `options` and its `seed`, its
     operations traced and its thinking folded. `sources` holds the seats whose source and
     thinking may be shown (a tournament's organiser: all of them; the server: those the
     viewer may read); of the other seats the page shows what players at the table see — the
@@ -220,10 +218,10 @@ def viewer_game(options: GameOptions, names: list[str], programs: list[Program],
     from moonasm.vm.folded import FoldedRunner
 
     frames = _Frames(options.mode, options.bits, len(names), set(sources))
-    game = Game(options, names, frames.add, steps=True)
+    game = Game(options, names, frames.add, seed=seed, steps=True)
     game.runner = FoldedRunner(frames.think)
     game.play(programs)
-    return {"id": game_id, "seed": str(options.seed), "names": names,
+    return {"id": game_id, "seed": str(seed), "names": names,
             "result": frames.result, "scores": [frames.table.scores[s] for s in frames.seats],
             "sources": {str(seat): text for seat, text in sources.items()},
             "thinking": {str(seat): {str(line): text for line, text in lines.items()}
@@ -345,14 +343,14 @@ def _page(title: str) -> tuple[str, str]:
 
 
 def viewer_payload(options: GameOptions, names: list[str], programs: list[Program],
-                   sources: dict[int, str], game_id: str, *,
+                   sources: dict[int, str], game_id: str, *, seed: int,
                    result: str | None = None) -> tuple[str, str]:
     """One game's viewer for a page of its own (the server's `/games/ID`): the data as JSON
     text and the HTML fragment to put in the page — the viewer's markup and the data in a
     `<script type="application/json" id="data">`. The page loads `static/viewer.css` and
     `static/viewer.js` as files (no inline script). `sources` holds only the seats whose
     source and thinking the reader may see (see `viewer_game`)."""
-    game = viewer_game(options, names, programs, sources, game_id)
+    game = viewer_game(options, names, programs, sources, game_id, seed=seed)
     if result is not None:
         game["result"] = result
     data = {"title": f"game {game_id}", "mode": options.mode, "bits": options.bits,

@@ -16,7 +16,6 @@ once.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sys
 from dataclasses import dataclass
@@ -165,7 +164,7 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
     from moonasm.game import events as ev
     from moonasm.game.engine import Game
 
-    game = Game(dataclasses.replace(options, seed=spec.seed), names)
+    game = Game(options, names, seed=spec.seed)
     faults: list[FaultRecord] = []
     m, st = game.machine, game.state
     turns = [p.turns[0] for p in programs]

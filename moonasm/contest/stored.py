@@ -10,7 +10,6 @@ game played again with what the store says of it (`moonasm replay STORE --game I
 
 from __future__ import annotations
 
-import dataclasses
 import io
 from collections.abc import Mapping
 from pathlib import PurePath
@@ -56,15 +55,14 @@ def game_log(options: GameOptions, record: GameRecord, bots: Mapping[str, Entran
     from moonasm.contest.runner import program_of
     from moonasm.game.log_write import start_logged
 
-    opts = dataclasses.replace(options, seed=record.seed)
     players = [{"seat": seat, "name": bots[key].name, "file": file,
                 "sha256": bots[key].sha256}
                for seat, (key, file) in enumerate(zip(record.seats, bot_files(record, bots),
                                                        strict=True), 1)]
     stream = io.StringIO()
-    game, writer = start_logged(stream, opts, players, cwd)
+    game, writer = start_logged(stream, options, players, record.seed, cwd)
     try:
-        game.play([program_of(key, bots[key].source, opts.bits) for key in record.seats])
+        game.play([program_of(key, bots[key].source, options.bits) for key in record.seats])
     finally:
         writer.flush()
     return stream.getvalue()

@@ -48,18 +48,18 @@ class Deck(list[Card]):
         return new
 
 
-def deal(options: GameOptions, players: int) -> list[Card]:
-    """The whole deal of a game with these options and this many players, in draw order
+def deal(options: GameOptions, players: int, seed: int) -> list[Card]:
+    """The whole deal of a game with these options, players and seed, in draw order
     (cooperative: the registers' cards first). A caller that logs a game deals once and
     gives the cards to both the log header and `Game(deck=...)`: seeding the random source
     and shuffling is a tenth of what a game costs."""
     if options.mode == "versus":
-        return deal_versus(options)
-    initial, rest = deal_coop(options, players)
+        return deal_versus(options, seed)
+    initial, rest = deal_coop(options, players, seed)
     return initial + rest
 
 
-def deal_coop(options: GameOptions, players: int,
+def deal_coop(options: GameOptions, players: int, seed: int,
               given: Sequence[CardSpec] | None = None) -> tuple[list[Card], list[Card]]:
     """A cooperative deal: (the cards for the initial registers, the deck in draw order).
 
@@ -75,7 +75,7 @@ def deal_coop(options: GameOptions, players: int,
             raise ValueError("the first cards of a cooperative deck go into the registers "
                              "and must be goal cards")
         return initial, rest
-    rng = random.Random(options.seed)
+    rng = random.Random(seed)
     count = tables.coop_goal_cards(level, options.bits, players)
     values = list(range(16))
     rng.shuffle(values)
@@ -88,7 +88,8 @@ def deal_coop(options: GameOptions, players: int,
     return initial, rest
 
 
-def deal_versus(options: GameOptions, given: Sequence[CardSpec] | None = None) -> list[Card]:
+def deal_versus(options: GameOptions, seed: int,
+                given: Sequence[CardSpec] | None = None) -> list[Card]:
     """A competitive deck in draw order: the 16 goal cards, the 2 BUG cards and, with events
     on, the 17 event cards, shuffled (or `given` as is)."""
     if given is not None:
@@ -96,5 +97,5 @@ def deal_versus(options: GameOptions, given: Sequence[CardSpec] | None = None) -
     dealt = list(GOAL_CARDS) + [BUG] * tables.VERSUS_BUGS
     if options.events:
         dealt += list(EVENT_CARDS)
-    random.Random(options.seed).shuffle(dealt)
+    random.Random(seed).shuffle(dealt)
     return dealt

@@ -8,7 +8,8 @@ typed event of `moonasm.game.events` (their JSON is the game log's), which
 `moonasm.game.table.TableState` applies for every view. Events are built only when there
 is a sink: an unlogged game pays nothing for them.
 
-Determinism (spec §5): one `random.Random(seed)` is the game's only source of chance, used
+Determinism (spec §5): one `random.Random(seed)` (`Game(..., seed=S)`; the seed is not a game
+option) is the game's only source of chance, used
 only to shuffle the deck at setup (`moonasm.game.deck`); nothing iterates a set or a
 hash-ordered mapping where the order could reach the output. `Game.dealt` is the whole deal in
 draw order, for a log header an auditor can check every draw against.
@@ -97,10 +98,10 @@ def _power(halves: float) -> int | None:
 
 class Game:
     def __init__(self, options: GameOptions, names: list[str],
-                 on_event: EventSink | None = None, *,
+                 on_event: EventSink | None = None, *, seed: int = 0,
                  deck: Sequence[CardSpec] | None = None,
                  steps: bool | None = None, interpreter: bool = False):
-        """Deal the setup at once, reporting it to `on_event`.
+        """Deal the setup at once, from the deck `seed` shuffles, reporting it to `on_event`.
 
         `steps` asks for a `Step` event per executed statement (it makes bots run on the
         reference interpreter); by default it is on exactly when `on_event` is given.
@@ -112,6 +113,7 @@ class Game:
         if problems:
             raise ValueError("; ".join(problems))
         self.options = options
+        self.seed = seed
         self.names = list(names)
         self.players = len(names)
         self.on_event = on_event
@@ -373,7 +375,7 @@ class Game:
         st = self.state
         return {
             "mode": self.options.mode,
-            "seed": self.options.seed,
+            "seed": self.seed,
             "bits": self.options.bits,
             "rounds": st.round,
             "result": st.outcome,

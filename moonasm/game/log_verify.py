@@ -50,7 +50,7 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     head = reader.header
     options = options_from_header(head)
     programs = _programs(head, sources)
-    again = header(options, head["players"], cwd=head.get("cwd"))
+    again = header(options, head["players"], head["seed"], cwd=head.get("cwd"))
     again["version"] = head["version"]
     for key in ("cwd", "deck"):  # logs written before the header recorded them
         if key not in head:
@@ -67,7 +67,8 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
     try:
         compare(dumps(again))
         Game(options, [p["name"] for p in head["players"]],
-             lambda event: compare(event.to_line()), steps=logs_steps(head)).play(programs)
+             lambda event: compare(event.to_line()), seed=head["seed"],
+             steps=logs_steps(head)).play(programs)
     except _Differs:
         return number
     if next(logged, b""):
@@ -86,7 +87,7 @@ def with_steps(reader: LogReader, sources: dict[int, bytes], from_turn: int = 1,
     logged = reader.events()
     written: list[ev.GameEvent] = []
     game = Game(options_from_header(head), [p["name"] for p in head["players"]],
-                written.append, steps=False)
+                written.append, seed=head["seed"], steps=False)
     if runner is not None:
         game.runner = runner
     programs = _programs(head, sources)

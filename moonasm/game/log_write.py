@@ -64,18 +64,18 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def header(options: GameOptions, players: list[dict[str, Any]], cwd: str | None = None,
-           deal: Sequence[Card] | None = None) -> dict[str, Any]:
+def header(options: GameOptions, players: list[dict[str, Any]], seed: int,
+           cwd: str | None = None, deal: Sequence[Card] | None = None) -> dict[str, Any]:
     """The first line: format, version, seed, configuration, the directory the bot files'
     names are relative to (`cwd`, default the current one), the whole deal in draw order
     (`deck`, when the players are named: the deal depends on how many there are) and each
     seat's bot as `{"seat", "name", "file", "sha256"}`. `deal` is the game's deal when the
     caller has it already (`moonasm.game.deck.deal`, given to the game as `deck=` too)."""
-    head: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": options.seed,
+    head: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": seed,
                             "config": game_options.to_json(options, len(players)),
                             "cwd": os.getcwd() if cwd is None else cwd}
     if players:
-        cards = deck.deal(options, len(players)) if deal is None else deal
+        cards = deck.deal(options, len(players), seed) if deal is None else deal
         head["deck"] = [str(card) for card in cards]
     head["players"] = players
     return head
@@ -138,21 +138,23 @@ class LogWriter:
 
 
 def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, Any]],
-                 cwd: str | None = None) -> tuple[Game, LogWriter]:
+                 seed: int, cwd: str | None = None) -> tuple[Game, LogWriter]:
     """A game set up and logged to `stream` the way `moonasm play --log` logs it: the deal
     shuffled once for both the header and the game, every event written, and the bots on
     the fast path (a log keeps no statements). `players` are the header's `{"seat", "name",
     "file", "sha256"}`. The header and the setup are written at once; play the game with
     `game.play(programs, after_turn=writer.turn_ended)` to write it as it goes, and call
     `writer.flush()` when it is over or stops early."""
-    cards = deck.deal(options, len(players))
-    writer = LogWriter(stream, header(options, players, cwd, deal=cards))
-    game = Game(options, [p["name"] for p in players], writer.event, deck=cards, steps=False)
+    cards = deck.deal(options, len(players), seed)
+    writer = LogWriter(stream, header(options, players, seed, cwd, deal=cards))
+    game = Game(options, [p["name"] for p in players], writer.event, seed=seed, deck=cards,
+                steps=False)
     writer.flush()
     return game, writer
 
 
 def options_from_header(head: dict[str, Any]) -> GameOptions:
-    """The game options a log's header records (to play the same game again)."""
-    return game_options.from_json(head["config"], len(head["players"]), seed=head["seed"])
+    """The game options a log's header records (to play the same game again, with the
+    header's "seed")."""
+    return game_options.from_json(head["config"], len(head["players"]))
 

@@ -5,9 +5,11 @@ stores, the server's `contest.toml`), its command-line flag, default, allowed va
 and everything else is derived from it: the argparse options of `play`, `match`,
 `tournament`, `hill` and `repl` (`add_arguments`), the JSON (`to_json` / `from_json`, whose
 errors name the key), and the command line that deals a game again (`command_line`).
-`GameOptions.problems(players)` lists everything wrong with a configuration, in the words a
-command line shows; the engine refuses to deal a game with any problem, and the command line,
-the REPL and the log reader all ask it rather than keep their own rules.
+`GameSetup` adds the seats and the seed, chosen once, for every front end that deals a game
+from a command line. `GameOptions.problems(players)` lists everything wrong with a
+configuration, in the words a command line shows; the engine refuses to deal a game with any
+problem, and the command line, the REPL and the log reader all ask it rather than keep their
+own rules.
 """
 
 from __future__ import annotations
@@ -75,7 +77,6 @@ class GameOptions:
     hackers: dict[int, str] = field(default_factory=dict)
     events: bool = False
     extras: str = "off"
-    seed: int = 0
     max_rounds: int = MAX_ROUNDS
     max_steps: int = MAX_STEPS
 
@@ -273,7 +274,7 @@ def to_json(options: GameOptions, players: int) -> dict[str, Any]:
     return {o.key: o.to_json(getattr(options, o.key), players) for o in OPTIONS}
 
 
-def from_json(obj: Mapping[str, Any], players: int, *, seed: int = 0) -> GameOptions:
+def from_json(obj: Mapping[str, Any], players: int) -> GameOptions:
     """Options from their JSON (`to_json`'s, or a `contest.toml` table's game options) for a
     game of `players` seats; a key left out takes its default. Raises OptionError naming the
     first key that cannot be used, an unknown key included."""
@@ -287,7 +288,7 @@ def from_json(obj: Mapping[str, Any], players: int, *, seed: int = 0) -> GameOpt
                 values[option.key] = option.read(obj[option.key])
             except ValueError as e:
                 raise OptionError(option.key, str(e)) from None
-    options = GameOptions(seed=seed, **values)
+    options = GameOptions(**values)
     problems = options.keyed_problems(players)
     if problems:
         raise OptionError(*problems[0])
@@ -359,7 +360,7 @@ def _dest(option: Option) -> str:
     return str(option.flag).lstrip("-").replace("-", "_")
 
 
-def from_arguments(args: argparse.Namespace, players: int, seed: int = 0) -> GameOptions:
+def from_arguments(args: argparse.Namespace, players: int) -> GameOptions:
     """The options a command line typed (parsed by `add_arguments`) for `players` seats;
     raises OptionError (its message in the command line's words) for what cannot be used."""
     from moonasm.game.seats import SeatError, parse_hackers, parse_levels
@@ -374,11 +375,38 @@ def from_arguments(args: argparse.Namespace, players: int, seed: int = 0) -> Gam
               if o.flag is not None and o.key not in ("levels", "hackers")
               and hasattr(args, _dest(o))}
     values = {k: v for k, v in values.items() if v is not None}
-    options = GameOptions(levels=levels, hackers=hackers, seed=seed, **values)
+    options = GameOptions(levels=levels, hackers=hackers, **values)
     problems = options.keyed_problems(players)
     if problems:
         raise OptionError(problems[0][0], "; ".join(message for _, message in problems))
     return options
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """A game as a command line asks for it: its options, how many seats, and its seed,
+    chosen once. The seed is not an option: a contest plays one set of options with many
+    seeds, and the engine takes it where the cards are dealt. `chosen` says the seed was
+    chosen at random (none was given), so that a front end prints it and the game replays."""
+
+    options: GameOptions
+    players: int
+    seed: int
+    chosen: bool = False
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace, players: int) -> GameSetup:
+        """The setup a command line parsed by `add_arguments` gives for `players` seats:
+        the options (OptionError, as `from_arguments`, before any seed is chosen), and
+        `--seed` or else a seed chosen at random."""
+        options = from_arguments(args, players)
+        if args.seed is not None:
+            return cls(options, players, args.seed)
+        return cls(options, players, random_seed(), chosen=True)
+
+    def command_line(self) -> list[str]:
+        """The flags that deal this game again: the options' and `--seed`."""
+        return command_line(self.options, self.players) + ["--seed", str(self.seed)]
 
 
 def command_line(options: GameOptions, players: int) -> list[str]:

@@ -87,7 +87,7 @@ class CoopRules(Rules):
 
     def deal(self, given: Sequence[CardSpec] | None) -> None:
         g = self.game
-        initial, rest = deal_coop(g.options, g.players, given)
+        initial, rest = deal_coop(g.options, g.players, g.seed, given)
         m = g.machine
         registers = tables.COOP_INITIAL_REGISTERS[g.options.level(1)]
         for register, c in zip(registers, initial, strict=True):
@@ -232,7 +232,7 @@ class VersusRules(Rules):
 
     def deal(self, given: Sequence[CardSpec] | None) -> None:
         g = self.game
-        dealt = deal_versus(g.options, given)
+        dealt = deal_versus(g.options, g.seed, given)
         g.dealt = tuple(dealt)
         g.state.deck = Deck(dealt)
         seats = range(1, g.players + 1)

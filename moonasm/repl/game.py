@@ -96,9 +96,10 @@ class GameSession(BaseSession):
     """One game at one keyboard."""
 
     def __init__(self, options: GameOptions, seats: list[Seat], glyphs: Glyphs = rd.LAMPS, *,
-                 cwd: Path | None = None):
+                 seed: int = 0, cwd: Path | None = None):
         super().__init__(glyphs, cwd=cwd)
         self.options = options
+        self.seed = seed  # kept for the greeting, :save and :restart (the same deal)
         self.seats = seats
         self.voice = _SessionVoice(self)
         self.reset()
@@ -118,7 +119,8 @@ class GameSession(BaseSession):
         self.moves: list[str] = []  # the inputs that played, for :save
         self.table = TableState.new(self.options.mode, self.options.bits, len(self.seats))
         self.disabled_before: tuple[str, ...] = ()  # the errors before the event shown
-        self.game = Game(self.options, [s.name for s in self.seats], self._on_event)
+        self.game = Game(self.options, [s.name for s in self.seats], self._on_event,
+                         seed=self.seed)
         self.machine = self.game.machine
         self._advance()
 
@@ -150,7 +152,7 @@ class GameSession(BaseSession):
         levels = sorted({o.level(s) for s in range(1, len(self.seats) + 1)})
         out: Fragments = [("class:help.title",
                            f"A {mode} game of MOON: {o.bits} bits, {'/'.join(levels)}, "
-                           f"seed {o.seed} (--seed {o.seed} replays the deal)\n")]
+                           f"seed {self.seed} (--seed {self.seed} replays the deal)\n")]
         for i, s in enumerate(self.seats, 1):
             what = "types at the keyboard" if s.human else f"bot {s.file}"
             hacker = o.hackers.get(i)
@@ -553,13 +555,13 @@ class GameSession(BaseSession):
         """The `moonasm repl` command that deals this game again."""
         import shlex
 
-        from moonasm.game.options import command_line
+        from moonasm.game.options import GameSetup
 
         words = ["moonasm", "repl"]
         for player in self.seats:
             words.append(f"human:{player.name}" if player.human else str(player.file))
-        words += command_line(self.options, len(self.seats))
-        return shlex.join(words + ["--seed", str(self.options.seed)])
+        setup = GameSetup(self.options, self.players, self.seed)
+        return shlex.join(words + setup.command_line())
 
     def save(self, arg: str) -> Reply:
         """The humans' inputs so far, one a line: piped into the same game, they play it
@@ -572,14 +574,16 @@ class GameSession(BaseSession):
 
 
 def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
-    """The game the command line asks for; raises SetupError (a usage error), or BotsInvalid
+    """The game the command line asks for; raises SetupError (a usage error: the options
+    are checked before any bot file is read, as `moonasm play` checks them), or BotsInvalid
     with every invalid bot's diagnostics."""
     from moonasm.game.bots import Bot, load_bot
-    from moonasm.game.options import OptionError, from_arguments, random_seed
+    from moonasm.game.options import GameSetup, OptionError
 
-    players = len(args.seats)
-    if players > 4:
-        raise SetupError(f"a game has 1-4 players, not {players}")
+    try:
+        setup = GameSetup.from_arguments(args, len(args.seats))
+    except OptionError as e:
+        raise SetupError(e.message) from None
     seats: list[Seat] = []
     invalid: list[Invalid] = []
     for index, spec in enumerate(args.seats, 1):
@@ -601,12 +605,7 @@ def build_game_session(args: argparse.Namespace, glyphs: Glyphs) -> GameSession:
             invalid.append(loaded)
     if invalid:
         raise BotsInvalid(invalid)
-    seed = args.seed if args.seed is not None else random_seed()
-    try:
-        options = from_arguments(args, players, seed)
-    except OptionError as e:
-        raise SetupError(e.message) from None
-    return GameSession(options, seats, glyphs)
+    return GameSession(setup.options, seats, glyphs, seed=setup.seed)
 
 
 class SetupError(ValueError):

@@ -8,7 +8,6 @@ and game lists fresh from `/api/events`), forms protected by `guard.check_form`.
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import shlex
 from typing import Any
@@ -163,13 +162,12 @@ async def game_page(request: Request) -> Response:
     row = stored_game(site, _id(request), person)
     game = game_json(site, row, person)
     hill = site.hill(row["hill"])
-    options = dataclasses.replace(hill.options, seed=row["seed"])
     bots = [site.bot(b) for b in game["bots"]]
     readable = readable_bots(person, site, game["bots"])
-    programs = [program_of(str(b["id"]), b["source"], options.bits) for b in bots]
+    programs = [program_of(str(b["id"]), b["source"], hill.options.bits) for b in bots]
     sources = {seat: b["source"] for seat, b in enumerate(bots, 1) if b["id"] in readable}
-    _data, fragment = viewer_payload(options, [b["name"] for b in bots], programs, sources,
-                                     str(row["id"]), result=row["result"])
+    _data, fragment = viewer_payload(hill.options, [b["name"] for b in bots], programs, sources,
+                                     str(row["id"]), seed=row["seed"], result=row["result"])
     return site.page(request, "game.html", game=game, names=_names(site, set(game["bots"])),
                      viewer=fragment, command=replay_command(site, game))
 
