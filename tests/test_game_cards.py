@@ -85,8 +85,8 @@ def test_coop_tables(level, bits, powers, counts):
         # the deck holds the table's goal cards: registers + pending + deck = count
         initial = len(tables.COOP_INITIAL_REGISTERS[level])
         pending = sum(len(p.cards) for p in game.pending_goals)
-        assert initial + pending + game.deck_goals_left == counts[players - 1]
-        assert game.deck_left - game.deck_goals_left == tables.COOP_BUGS[level] - game.bugs
+        assert initial + pending + game.state.deck.goals == counts[players - 1]
+        assert len(game.state.deck) - game.state.deck.goals == tables.COOP_BUGS[level] - game.bugs
         for seat in range(1, players + 1):
             assert game.power_for(seat) == powers[players - 1] * 2
         game.begin_turn()
@@ -120,7 +120,7 @@ def test_coop_deck_composition(level, events, extra):
     g = Game(GameOptions(levels=(level,), events=events), ["a", "b"],
              json_sink(log.append), seed=11)
     resolved = sum(1 for e in log if e["event"] == "event")
-    cards_in_play = g.deck_left + g.bugs + sum(len(p.cards) for p in g.pending_goals)
+    cards_in_play = len(g.state.deck) + g.bugs + sum(len(p.cards) for p in g.pending_goals)
     total = 10 - len(tables.COOP_INITIAL_REGISTERS[level]) + tables.COOP_BUGS[level] + extra
     assert cards_in_play + resolved == total
 
@@ -129,5 +129,5 @@ def test_versus_deck_composition():
     events: list[dict] = []
     g = Game(GameOptions(mode="versus"), ["a", "b", "c"], json_sink(events.append), seed=3)
     draws = [e for e in events if e["event"] == "draw"]
-    assert g.deck_left + len(draws) == 18
-    assert g.deck_goals_left + sum(1 for d in draws if d["card"] == "goal") == 16
+    assert len(g.state.deck) + len(draws) == 18
+    assert g.state.deck.goals + sum(1 for d in draws if d["card"] == "goal") == 16

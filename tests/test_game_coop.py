@@ -94,7 +94,7 @@ def test_slots_advance_at_the_end_of_each_round():
     assert g.round == 3
     assert g.pending_goals == [PendingGoal(4, (4,), 3), PendingGoal(5, (5,), 2),
                                PendingGoal(6, (6,), 1)]
-    assert g.active_goal == 4
+    assert g.goal_of(g.seat) == 4
 
 
 def test_round_end_event_lists_the_slots():
@@ -125,7 +125,7 @@ def test_a_bug_drawn_ends_the_game_on_the_spot():
     draws = kinds(events, "draw")
     assert draws[-1]["card"] == "bug"
     assert [d["value"] for d in draws if d["card"] == "goal"] == [4, 5]
-    assert g.deck_left == 3
+    assert len(g.state.deck) == 3
 
 
 def test_without_the_second_bug_the_same_queue_survives_that_round():
@@ -145,7 +145,7 @@ def test_solved_at_the_start_of_a_turn():
     assert kinds(events, "skip")[0] == {"event": "skip", "round": 1, "seat": 2,
                                         "reason": "no goal"}
     g.end_turn()
-    assert g.active_goal == 7  # drawn at the end of round 1
+    assert g.goal_of(g.seat) == 7  # drawn at the end of round 1
 
 
 def test_several_goals_solved_in_one_turn():
@@ -187,7 +187,7 @@ def test_won_in_the_middle_of_a_round_even_with_events_left_in_the_deck():
     g = Game(coop("novice"), ["a", "b"], deck=["8", "9", "10", 1, "RESET A"])
     result = play(g, COUNTER)
     assert (result["result"], result["rounds"]) == ("won", 1)
-    assert g.deck_left == 1  # the event card is never drawn
+    assert len(g.state.deck) == 1  # the event card is never drawn
     assert result["players"][1]["solved"] == 0
 
 

@@ -167,12 +167,12 @@ def test_snapshot_and_restore_within_a_turn():
              deck=[1, 6, "ERROR B", 9, 10, 11, 12])
     assert g.begin_turn()
     snap = g.snapshot()
-    before = (g.result(), list(g.machine.regs), g.deck_left, g.goal_of(1), g.errors[:])
+    before = (g.result(), list(g.machine.regs), len(g.state.deck), g.goal_of(1), g.errors[:])
     g.run(bot("INC A\nNOT B").turns[0])  # solves 1, draws ERROR B and 9
     assert g.scores[1] == 1 and g.errors == ["B"]
     seen = len(events)
     g.restore(snap)
-    assert (g.result(), list(g.machine.regs), g.deck_left, g.goal_of(1), g.errors) == before
+    assert (g.result(), list(g.machine.regs), len(g.state.deck), g.goal_of(1), g.errors) == before
     assert g.machine.disabled == set() and g.machine.power == 8
     assert g.on_event is not None and len(events) == seen  # the sink is not copied
     g.run(bot("INC A").turns[0])  # the same draws happen again

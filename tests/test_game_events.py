@@ -106,7 +106,7 @@ def test_a_reset_can_hand_a_solution_to_the_next_turn():
     g.play_bot_turn(IDLE)
     assert g.machine.regs[0] == 0
     assert g.begin_turn()
-    assert g.scores[1] == 1 and g.active_goal == 9
+    assert g.scores[1] == 1 and g.goal_of(g.seat) == 9
 
 
 def test_events_in_a_competitive_game_resolve_during_a_turn():
@@ -123,5 +123,5 @@ def test_events_in_a_competitive_game_resolve_during_a_turn():
 def test_events_are_shuffled_in_only_when_asked():
     with_events = Game(GameOptions(events=True), ["a"], seed=4)
     without = Game(GameOptions(events=False), ["a"], seed=4)
-    assert with_events.deck_left + len(with_events.errors) > without.deck_left
-    assert without.deck_left == without.deck_goals_left
+    assert len(with_events.state.deck) + len(with_events.errors) > len(without.state.deck)
+    assert len(without.state.deck) == without.state.deck.goals

@@ -24,7 +24,7 @@ def test_coop_wide_goal_is_made_of_two_cards(bits, goal):
     g = Game(GameOptions(bits=bits), ["p"], json_sink(events.append),
              deck=["1", "2", "3", 0b1011, 0b0110, 4, 9, 12])
     assert g.machine.regs == [0, 1, 2, 3]  # one card per initial value
-    assert g.active_goal == goal and g.machine.goal == goal
+    assert g.goal_of(g.seat) == goal and g.machine.goal == goal
     assert g.pending_goals == [PendingGoal(goal, (11, 6), 1)]
     assert kinds(events, "setup")[0]["pending"] == [goal]
 
@@ -60,14 +60,14 @@ def test_coop_wide_solving_and_drawing_a_complete_goal_when_none_is_active():
 def test_a_lone_last_card_is_a_goal_by_itself():
     g = Game(GameOptions(bits=6), ["p"], deck=["1", "2", "3", 11, 6, 4])
     g.play_bot_turn(IDLE)
-    assert g.deck_goals_left == 0
+    assert g.state.deck.goals == 0
     assert g.pending_goals == [PendingGoal(54, (11, 6), 2), PendingGoal(4, (4,), 1)]
 
 
 def test_coop_wide_seeded_game_counts_cards_not_goals():
     g = Game(GameOptions(bits=8, levels=("hacker",)), ["a", "b"], seed=9)
     # 10 cards, no registers taken: 5 goals of two cards
-    assert sum(len(p.cards) for p in g.pending_goals) + g.deck_goals_left == 10
+    assert sum(len(p.cards) for p in g.pending_goals) + g.state.deck.goals == 10
     assert g.machine.regs == [1, 0, 0, 0]
 
 
@@ -153,7 +153,7 @@ def test_extra_tokens_are_earned_by_solving_and_used_once():
     assert "token" in kinds(events, "fault")[0]["message"]
     g.play_bot_turn(bot("INC A"))  # solves 1: card 1 carries SHL
     assert g.seat_state(1).extra_tokens == {EXTRA_BY_VALUE[1]: 1} == {"SHL": 1}
-    assert g.active_goal == 2
+    assert g.goal_of(g.seat) == 2
     g.play_bot_turn(bot("SHL A\nSHL A"))  # 1 -> 2 solves goal 2 (earns SHR); no SHL left
     assert g.scores[1] == 2
     assert g.faults[1] == 2

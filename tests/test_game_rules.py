@@ -32,7 +32,7 @@ def test_bug_and_event_cards_left_do_not_prolong_a_competitive_game():
              deck=[1, 15, 9, "BUG", "RESET A"])
     result = g.play([COUNTER, IDLE])
     assert (result["result"], result["rounds"]) == ("finished", 1)
-    assert g.deck_left == 2 and g.deck_goals_left == 0
+    assert len(g.state.deck) == 2 and g.state.deck.goals == 0
 
 
 def last_goal_round(events: list[ev.GameEvent], mode: str, players: int) -> int | None:

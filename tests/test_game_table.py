@@ -49,7 +49,7 @@ def engine_view(g: Game) -> dict:
     seats = range(1, g.players + 1)
     view = {
         "registers": list(g.machine.regs), "disabled": tuple(g.errors),
-        "deck": g.deck_left, "bugs": g.bugs, "loss_slot": g.loss_slot,
+        "deck": len(g.state.deck), "bugs": g.bugs, "loss_slot": g.loss_slot,
         "scores": dict(g.scores), "faults": dict(g.faults),
         "hack_tokens": dict(g.hack_tokens),
         "ram": [g.machine.ram[s] for s in seats],

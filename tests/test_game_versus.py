@@ -171,7 +171,7 @@ def test_the_game_goes_on_to_the_last_card_round():
     g = Game(versus(), ["a", "b"], seed=3)
     result = g.play([COUNTER, IDLE])
     assert result["result"] == "finished"
-    assert g.deck_left == 0
+    assert len(g.state.deck) == 0
     assert result["rounds"] < 100
     assert result["winners"] == [1]
 

@@ -161,7 +161,7 @@ def test_the_header_deal_is_the_engines(seed: int, mode: str, bits: int, level: 
     seats = [{"seat": s, "name": "p", "file": "p.masm", "sha256": "0" * 64}
              for s in range(1, players + 1)]
     assert header(options, seats, seed)["deck"] == \
-        Game(options, ["p"] * players, seed=seed).dealt_json
+        [str(card) for card in Game(options, ["p"] * players, seed=seed).dealt]
 
 
 def test_dumps_is_json_dumps() -> None:

@@ -80,7 +80,7 @@ def test_undo_in_a_game_refunds_power_and_goes_back_to_the_turn_start() -> None:
 def test_undo_never_reaches_back_past_a_solved_goal_or_a_drawn_card() -> None:
     g = game("versus", seed=3)
     g.greeting()
-    goal = g.game.active_goal
+    goal = g.game.goal_of(g.game.seat)
     assert goal is not None
     g.machine.regs[0] = (goal - 1) & 15  # one INC from the goal
     g.turn_start = g.game.snapshot()
@@ -107,11 +107,12 @@ def test_undo_stops_at_a_goal_solved_in_coop() -> None:
     assert [p.goal for p in g.game.pending_goals] == [8, 6] and g.game.seat == 1
     assert g.machine.regs[0] == 2
     r = g.feed("ROL A; ROL A; NOT B")  # 2 -> 4 -> 8 solves the first goal
-    assert "solves 1000 (8): score 1" in r.text and g.game.turn_open and g.game.active_goal == 6
+    assert "solves 1000 (8): score 1" in r.text and g.game.turn_open
+    assert g.game.goal_of(g.game.seat) == 6
     assert "took back NOT B" in g.feed(":undo").text
     r = g.feed(":undo")
     assert not r.ok and "cannot take back ROL A: a goal was solved after it" in r.text
-    assert g.game.active_goal == 6 and g.machine.regs[0] == 8
+    assert g.game.goal_of(g.game.seat) == 6 and g.machine.regs[0] == 8
 
 
 def test_a_refused_operation_keeps_the_turn_is_counted_and_changes_nothing() -> None:
@@ -153,7 +154,7 @@ def test_versus_hides_goals_and_pauses_between_humans() -> None:
     # the toolbar shows player 2's own goal, and nothing of player 1's
     assert render.plain(g.toolbar()) == (
         f" round 1 │ player 2 h2 │ power 4 of 4 │ your goal {goal2:04b} ({goal2}) │"
-        f" score 1:0 2:0 3:0 │ cards {g.game.deck_left} │")
+        f" score 1:0 2:0 3:0 │ cards {len(g.game.state.deck)} │")
     r = g.feed(":end")
     assert "counter" in r.text  # the bot played
     assert g.game.seat == 1 and g.pending_pause()
@@ -271,7 +272,7 @@ def test_the_screen_is_drawn_from_a_table_state_that_follows_the_engine(mode: st
                 assert g._power() == g.machine.power
                 assert g._values() == [*g.machine.regs, g.machine.ram[g.machine.player]]
                 bar = render.plain(g.toolbar())
-                assert f"cards {g.game.deck_left} " in bar
+                assert f"cards {len(g.game.state.deck)} " in bar
                 assert f"player {g.game.seat} " in bar
                 state = render.plain(g.describe())
                 assert f"round {g.game.round}," in state

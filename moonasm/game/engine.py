@@ -15,7 +15,7 @@ hash-ordered mapping where the order could reach the output. `Game.dealt` is the
 draw order, for a log header an auditor can check every draw against.
 
 For exact rule tests a game can be dealt from a given deck instead of a shuffled one:
-`Game(options, names, deck=[...])` or `Game.with_deck(...)`; the deck is then used as is, in
+`Game(options, names, deck=[...])`; the deck is then used as is, in
 draw order (first element drawn first). In cooperative mode it includes the cards that go
 into the registers at setup, then the BUG and event cards where they should come. A logged
 game is dealt this way too, from the cards `deck.deal` shuffled once for both the log header
@@ -141,12 +141,6 @@ class Game:
         if self.state.finished:
             self._send_result()
 
-    @classmethod
-    def with_deck(cls, options: GameOptions, names: list[str], deck: Sequence[CardSpec],
-                  on_event: EventSink | None = None) -> Game:
-        """A game dealt from `deck` in draw order, e.g. `["5", "BUG", "RESET A", 9]`."""
-        return cls(options, names, on_event, deck=deck)
-
     # -- what both modes share: events, drawing, event cards, crediting, finishing ----------
 
     def emit(self, event: ev.GameEvent) -> None:
@@ -190,7 +184,6 @@ class Game:
         st = self.state
         st.scores[seat] += 1
         self.machine.scores[seat] = st.scores[seat]  # what SCOREn reads
-        st.solved_goals[seat].append(goal)
         if self.options.extras == "tokens":
             # (decision) every card of a solved goal grants its extra operation
             for v in values:
@@ -434,10 +427,6 @@ class Game:
         return self.state.hack_tokens
 
     @property
-    def solved_goals(self) -> dict[int, list[int]]:
-        return self.state.solved_goals
-
-    @property
     def bugs(self) -> int:
         return self.state.bugs
 
@@ -445,15 +434,6 @@ class Game:
     def errors(self) -> list[str]:
         """Active ERROR cards, oldest first: "B", "ROL", ..."""
         return self.state.errors
-
-    @property
-    def deck_left(self) -> int:
-        """Cards left in the deck (any kind)."""
-        return len(self.state.deck)
-
-    @property
-    def deck_goals_left(self) -> int:
-        return self.state.deck.goals
 
     @property
     def loss_slot(self) -> int:
@@ -467,17 +447,6 @@ class Game:
     @property
     def turn_open(self) -> bool:
         return self.state.turn_open
-
-    @property
-    def dealt_json(self) -> list[str]:
-        """The whole deal in draw order as short card names (`"5"`, `"BUG"`, `"RESET A"`),
-        which `deck=` accepts back: what a log header records for an auditor."""
-        return [str(c) for c in self.dealt]
-
-    @property
-    def active_goal(self) -> int | None:
-        """The goal every player works on (cooperative) or the acting seat's goal."""
-        return self.rules.goal_of(self.state.seat)
 
     def goal_of(self, seat: int) -> int | None:
         """The goal `seat` works on (competitive: its secret goal)."""

@@ -26,7 +26,6 @@ class GameState:
     outcome: str | None = None  # "won" | "lost" | "finished"
     scores: dict[int, int] = field(default_factory=dict)
     faults: dict[int, int] = field(default_factory=dict)
-    solved_goals: dict[int, list[int]] = field(default_factory=dict)
     hack_tokens: dict[int, int] = field(default_factory=dict)
     bugs: int = 0  # BUG cards drawn (cooperative: slots blocked)
     errors: list[str] = field(default_factory=list)  # active ERROR cards, oldest first
@@ -41,7 +40,7 @@ class GameState:
     def new(cls, deck: Deck, players: int) -> GameState:
         seats = range(1, players + 1)
         return cls(deck, players, scores=dict.fromkeys(seats, 0),
-                   faults=dict.fromkeys(seats, 0), solved_goals={s: [] for s in seats},
+                   faults=dict.fromkeys(seats, 0),
                    hack_tokens=dict.fromkeys(seats, 0))
 
     def copy(self) -> GameState:
@@ -49,7 +48,6 @@ class GameState:
         new.deck = self.deck.copy()
         new.scores = dict(self.scores)
         new.faults = dict(self.faults)
-        new.solved_goals = {s: list(g) for s, g in self.solved_goals.items()}
         new.hack_tokens = dict(self.hack_tokens)
         new.errors = list(self.errors)
         new.pending = [list(c) for c in self.pending]
