@@ -19,8 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench_contest import _field
+
 ROOT = Path(__file__).resolve().parent.parent
-BOTS = ROOT / "examples" / "bots"
 
 _MEASURE = """
 import os, subprocess, sys
@@ -30,15 +31,6 @@ with open(sys.argv[1], "w") as report:
     report.write(str(usage.ru_maxrss))
 sys.exit(os.waitstatus_to_exitcode(status))
 """
-
-
-def _field(directory: Path, count: int) -> Path:
-    """`count` distinct bots: the example bots, each copy made distinct by a comment."""
-    sources = [(BOTS / f"{n}.masm").read_text() for n in ("builder", "hoarder", "counter")]
-    directory.mkdir(parents=True, exist_ok=True)
-    for i in range(count):
-        (directory / f"bot{i:02}.masm").write_text(f"# entrant {i}\n{sources[i % 3]}")
-    return directory
 
 
 def peak_mb(args: list[str]) -> float:
