@@ -76,3 +76,23 @@ def test_the_readme_links_the_reference_and_opens_with_two_commands() -> None:
     assert len(commands) == 2
     assert "moonasm run examples/" in commands[0]
     assert "pytest" in commands[1] and ".[test]" in commands[1]
+
+
+def test_the_log_format_table_names_every_event_and_every_key() -> None:
+    """docs/games.md describes each event's keys in words; the keys themselves are the
+    events' fields (`moonasm.game.events`), so the table may not name one more or less."""
+    import dataclasses
+    import re
+
+    from moonasm.game import events as ev
+
+    rows = {}
+    for line in (ROOT / "docs" / "games.md").read_text(encoding="utf-8").splitlines():
+        found = re.match(r"\| `(\w+)` \| (.*) \|$", line)
+        if found and found.group(1) in ev.EVENT_TYPES:
+            rows[found.group(1)] = found.group(2)
+    assert set(rows) == set(ev.EVENT_TYPES)
+    for name, cls in ev.EVENT_TYPES.items():
+        named = set(re.findall(r"`(\w+)`", rows[name])) - {"null", "true", "false"}
+        fields = {f.name for f in dataclasses.fields(cls)}
+        assert fields <= named, (name, fields - named)
