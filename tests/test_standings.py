@@ -106,3 +106,47 @@ def test_derived_seeds_are_below_two_to_the_53() -> None:
     seeds = [game_seed(s, (f"{s:064x}", "b" * 64), i) for s in range(300) for i in range(20)]
     assert max(seeds) < 2**53 and len(set(seeds)) == len(seeds)
     assert max(seeds) > 2**52  # the 53 bits are used, not fewer
+
+
+@st.composite
+def pair_games(draw: st.DrawFn) -> tuple[dict[tuple[int, int], list[float]], int]:
+    """A field's head-to-head results: for some pairs a < b, games played and a's points."""
+    entities = draw(st.integers(1, 9))
+    games = {}
+    for a in range(entities):
+        for b in range(a + 1, entities):
+            if draw(st.booleans()):
+                played = draw(st.integers(1, 60))
+                halves = draw(st.integers(0, 2 * played))  # a tie gives each half a point
+                games[a, b] = [float(played), halves / 2]
+    return games, entities
+
+
+@settings(max_examples=150, deadline=None)
+@given(pair_games())
+def test_the_small_field_fit_is_the_numpy_fit(field: tuple[dict, int]) -> None:
+    """A small field is fitted in plain Python (no numpy to import for a match), a large one
+    with numpy: the same Newton steps on the same likelihood, so the same strengths and
+    errors to far below what the standings print."""
+    from moonasm.contest.standings import _newton_numpy, _newton_small
+
+    games, entities = field
+    small, large = _newton_small(games, entities, 1e-9), _newton_numpy(games, entities, 1e-9)
+    for ours, theirs in zip(small, large, strict=True):
+        assert all(abs(x - y) < 1e-7 for x, y in zip(ours, theirs, strict=True)), (ours, theirs)
+
+
+def test_a_match_imports_no_numpy() -> None:
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    code = ("import sys; from moonasm.cli.main import main; "
+            "main(['match', 'examples/bots/builder.masm', 'examples/bots/hoarder.masm', "
+            "'--games', '4', '--seed', '1', '--jobs', '1', '--json']); "
+            "print('numpy' in sys.modules, file=sys.stderr)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().endswith("False")
