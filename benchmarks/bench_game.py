@@ -17,6 +17,10 @@
   counts as statements: both engine figures come out smaller by the same amount, so their
   ratio errs high, never low.
 
+* bot statements a second inside those games (the statements counted, over the statement
+  time above) against the same bots' turns run back to back on their compiled path outside
+  any game (issue 17's target: at least 0.6×).
+
 What a log costs is `bench_log.py`'s figure.
 
 Run it alone with `python benchmarks/bench_game.py`.
@@ -101,6 +105,57 @@ def _bot_statements(programs: list[Any]) -> list[float]:
     return turns
 
 
+def _steps_in_games(programs: list[Any], names: list[str]) -> int:
+    """Bot statements executed in the games (each turn's `run_turn` outcome)."""
+    import moonasm.game.engine as engine
+    from moonasm.game import Game, GameOptions
+
+    steps = 0
+    real = engine.run_turn
+
+    def counted(*args: Any) -> Any:
+        nonlocal steps
+        outcome = real(*args)
+        steps += outcome.steps
+        return outcome
+
+    engine.run_turn = counted  # type: ignore[assignment]
+    try:
+        for seed in SEEDS:
+            Game(GameOptions(mode="versus"), names, seed=seed).play(programs)
+    finally:
+        engine.run_turn = real
+    return steps
+
+
+def _steps_in_a_loop(programs: list[Any]) -> float:
+    """Statements a CPU-second of the same bots' turns run back to back on their compiled
+    path, outside any game: each turn from registers and a goal drawn at random, with a
+    turn's power (4) and no goal to solve, so nothing but the bot's own code runs."""
+    import random
+
+    from moonasm.vm.compile import run_turn
+    from moonasm.vm.machine import Hooks, Machine
+
+    rng = random.Random(1)
+    m = Machine(bits=4, mode="versus", players=2)
+    hooks = Hooks()
+    situations = [(rng.randrange(16), [rng.randrange(16) for _ in range(4)])
+                  for _ in range(2000)]
+    steps = 0
+    start = 0.0
+    for lap in range(2):  # the first lap warms the regions up: they are compiled in it
+        if lap:
+            steps, start = 0, time.process_time()
+        for seat, program in enumerate(programs, 1):
+            for goal, registers in situations:
+                m.regs[:] = registers
+                m.begin_turn(seat, 8)
+                m.goal = goal
+                steps += run_turn(m, program.turns[0], hooks, 10_000).steps
+    return steps / (time.process_time() - start)
+
+
 def run() -> list[tuple[str, float, str, float, str]]:
     import moonasm.game.engine as engine
 
@@ -137,6 +192,8 @@ def run() -> list[tuple[str, float, str, float, str]]:
         lean_times.append(_lean_games(programs))
         statements.append(_bot_statements(programs))
     bot = sum(median(list(turn)) for turn in zip(*statements, strict=True)) / len(SEEDS)
+    steps = _steps_in_games(programs, names) / len(SEEDS)
+    loop = median([_steps_in_a_loop(programs) for _ in range(3)])
     return [
         (f"versus games/s of CPU, 2 bots ({label}), no log ({spread(runs)})", median(runs),
          "contest target (issue 9)", 2000.0, "games/s"),
@@ -150,6 +207,9 @@ def run() -> list[tuple[str, float, str, float, str]]:
          f"{1e6 * bot:.0f} µs a game, the same on both)",
          1e6 * (median(real_times) / games - bot),
          "the lean engine's, same games", 1e6 * (median(lean_times) / games - bot), "µs"),
+        (f"bot statements a second inside games ({steps:,.0f} a game in "
+         f"{1e6 * bot:.0f} µs)", steps / bot,
+         "the same bots' turns on their compiled path in a loop", loop, "steps/s"),
         (f"engine time a game outside bot statements ({label})",
          1e6 * (total - inside) / games, "whole unlogged game", 1e6 * total / games, "µs"),
     ]
