@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from moonasm.lang.check import Stmt, Turn
 from moonasm.vm.compile import run_turn
-from moonasm.vm.interpret import TurnOutcome, interpret_turn, overload
-from moonasm.vm.machine import Hooks, Machine
+from moonasm.vm.interpret import TurnOutcome, execute, interpret_turn, overload
+from moonasm.vm.machine import Fault, Hooks, Machine
 
 # What `Game.runner` is: runs one turn of a bot on a machine, within a step limit.
 Runner = Callable[[Machine, Turn, Hooks, int], TurnOutcome]
@@ -83,12 +83,18 @@ class FoldedRunner:
                     close(cycle, len(stretch) + max_steps - steps)
                     return TurnOutcome(max_steps, overload(last, max_steps))
                 seen[state] = len(stretch)
-            else:
-                close()
-            outcome = interpret_turn(m, turn, quiet if thinking else hooks, max_steps, pc,
-                                     steps, stop_at=every)
-            if outcome.steps > steps and thinking:
+                # thinking runs untraced and solves nothing: one statement, as the
+                # interpreter runs it, without a call of the whole interpreter for it
+                try:
+                    pc, _ = execute(m, stmt, pc, end, quiet)
+                except Fault as fault:
+                    close()
+                    return TurnOutcome(steps, fault.at(stmt))
+                steps += 1
                 stretch.append(stmt)
+                continue
+            close()
+            outcome = interpret_turn(m, turn, hooks, max_steps, pc, steps, stop_at=every)
             if outcome.paused_at is None:
                 close()
                 return outcome
