@@ -7,7 +7,7 @@ needs: the check a JSON value must pass and how that is said in a message (`what
 the value must fit the game (a seat of the table, a value of its width), and source snippets
 the generated methods are built from (`json`, `read`, `line`), so that a logged line is
 formatted in one `%` operation per event instead of through a call per field: formatting is
-most of what logging a game costs (benchmarks/bench_log.py).
+about two fifths of what logging a game costs (benchmarks/bench_log.py).
 
 The snippets are Python expressions over `{v}` (the field's value); the names they call are
 in `NAMES`. `line` is a pair (`%` conversion, expression): `("%d", "{v}")` for a whole number,
