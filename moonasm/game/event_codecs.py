@@ -19,12 +19,14 @@ over many games and random events checks it).
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii as _quoted
 from typing import TYPE_CHECKING, Any, Self
 
+from moonasm.diagnostics import count
 from moonasm.isa import REGISTERS, halves_number
 
 Check = Callable[[Any], bool]
@@ -117,10 +119,6 @@ def _halves_text(halves: float | None) -> str:
     return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)
 
 
-def _number(value: float | None) -> str:
-    return "null" if value is None else repr(value)
-
-
 def _text(value: str | None) -> str:
     return "null" if value is None else _quoted(value)
 
@@ -154,21 +152,23 @@ def _ram_line(ram: tuple[int, ...]) -> str:
 
 # The names the snippets call; the generated methods run with these as their globals.
 NAMES: dict[str, Any] = {
-    "_quoted": _quoted, "_halves": _halves, "_halves_text": _halves_text, "_number": _number,
-    "_text": _text, "_numbers": _numbers, "_texts": _texts, "_ram_json": _ram_json,
+    "_quoted": _quoted, "_halves": _halves, "_halves_text": _halves_text, "_text": _text,
+    "_numbers": _numbers, "_texts": _texts, "_ram_json": _ram_json,
     "_ram": _ram, "_ram_line": _ram_line, "halves_number": halves_number}
 
 
 # -- what a value must fit ----------------------------------------------------------------------
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+def shown(value: Any) -> str:
+    """A value from a log as a message quotes it: its JSON, cut to 40 characters."""
+    text = json.dumps(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _a_seat(key: str, v: Any, game: Shape) -> str | None:
     if 1 <= v <= game.players:
         return None
-    return f" names seat {v}, but the game has {_plural(game.players, 'player')}"
+    return f" names seat {v}, but the game has {count(game.players, 'player')}"
 
 
 def _game_wide(key: str, v: Any, game: Shape) -> str | None:
@@ -186,9 +186,8 @@ def _registers_wide(key: str, v: Any, game: Shape) -> str | None:
 def _ram_fits(key: str, v: Any, game: Shape) -> str | None:
     seats = game.seats
     if sorted(v) != seats:
-        shown = str(sorted(v)).replace("'", '"')
-        shown = shown if len(shown) <= 40 else shown[:37] + "..."
-        return f": \"{key}\" should have one value for each seat ({', '.join(seats)}), not {shown}"
+        return (f": \"{key}\" should have one value for each seat ({', '.join(seats)}), "
+                f"not {shown(sorted(v))}")
     if any(x > game.mask for x in v.values()):
         return f" has a RAM value wider than the game's {game.bits} bits"
     return None
@@ -237,8 +236,7 @@ def nullable(codec: Codec) -> Codec:
     return Codec(f"{codec.what} or null", lambda v: v is None or codec.check(v), line,
                  json=None if codec.json is None else f"(None if {{v}} is None else {codec.json})",
                  read=None if codec.read is None else f"(None if {{v}} is None else {codec.read})",
-                 fits=None if codec.fits is None else _unless_none(codec.fits),
-                 null_line=line)
+                 fits=None if codec.fits is None else _unless_none(codec.fits))
 
 
 # A whole number or None: `%s` writes an int as JSON does, and "null" is inline.
@@ -291,13 +289,9 @@ class Wire:
 
 # -- declaring and deriving ----------------------------------------------------------------------
 
-def wire(codec: Codec, *, required: bool = True, omit: str | None = None,
-         absent: Callable[[dict[str, Any]], Any] | None = None,
-         keep: Callable[[Any, dict[str, Any]], bool] | None = None,
-         default: Any = dataclasses.MISSING) -> Any:
-    """A dataclass field written as `codec` (`Wire` says what the rest mean)."""
-    spec = Wire(codec, required, omit, absent or (lambda obj: None), keep)
-    return dataclasses.field(default=default, metadata={"wire": spec})
+def wire(codec: Codec, *, default: Any = dataclasses.MISSING, **how: Any) -> Any:
+    """A dataclass field written as `codec`; `how` is the rest of its `Wire`."""
+    return dataclasses.field(default=default, metadata={"wire": Wire(codec, **how)})
 
 
 class Wired:
@@ -343,7 +337,8 @@ def derive(cls: type[Wired], event: str | None) -> None:
     """Give `cls` its `to_json`, `to_line`, `from_json` and fast `__init__`, generated from
     its fields' codecs. `event`: the name the JSON starts with (None: a record inside one)."""
     fields = wires(cls)
-    lead, rest = _leading(fields), fields[len(_leading(fields)):]
+    lead = _leading(fields)
+    rest = fields[len(lead):]
     ns = dict(_NAMESPACE)
 
     # to_json: the object, keys in field order, omitted keys left out
@@ -356,22 +351,22 @@ def derive(cls: type[Wired], event: str | None) -> None:
 
     # to_line: the leading keys in one % format, then the ones that may be left out
     parts = [] if event is None else ['"event":' + _quoted(event)]
-    args = []
-    spread = None  # (field, the leading format for each length of its value)
+    args: list[str] = []
+    spread: tuple[int, int, str, tuple[str, ...]] | None = None  # its place in `parts`, in
+    # `args`, the field whose values go into the format, and that format by their number
     for name, w in lead:
         conv, expr = w.codec.line
         if w.codec.spread is not None and spread is None:
-            spread = name, [",".join([*parts, f"{_quoted(name)}:{f}"]) for f in w.codec.spread]
+            spread = len(parts), len(args), name, w.codec.spread
         parts.append(f"{_quoted(name)}:{conv}")
         args.append(expr.replace("{v}", "self." + name))
     closing = "" if rest else "}"
     body = [f"line = {'{' + ','.join(parts) + closing!r} % ({''.join(a + ', ' for a in args)})"]
     if spread is not None:
-        name, formats = spread
-        at = [n for n, _ in lead].index(name)
-        ns["_formats"] = ["{" + ",".join([f, *parts[len(parts) - len(lead) + at + 1:]]) + closing
-                          for f in formats]
-        spread_args = [*args[:at], f"*self.{name}", *args[at + 1:]]
+        part, arg, name, formats = spread
+        ns["_formats"] = ["{" + ",".join([*parts[:part], f"{_quoted(name)}:{f}",
+                                          *parts[part + 1:]]) + closing for f in formats]
+        spread_args = [*args[:arg], f"*self.{name}", *args[arg + 1:]]
         body = [f"if len(self.{name}) < {len(formats)}:",
                 f"    line = _formats[len(self.{name})] % "
                 f"({''.join(a + ', ' for a in spread_args)})",

@@ -8,7 +8,6 @@ finish showing.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -16,7 +15,7 @@ from moonasm.game import events as ev
 from moonasm.game import options as game_options
 from moonasm.game.cards import EVENT_NAMES
 from moonasm.game.engine import GameOptions
-from moonasm.game.event_codecs import Codec, Shape, is_value
+from moonasm.game.event_codecs import Codec, Shape, is_value, shown
 from moonasm.game.log_write import FORMAT, VERSION, options_from_header
 
 # The format versions this moonasm reads: version 1 logged every statement.
@@ -95,18 +94,13 @@ PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_f
 EVENTS: dict[str, dict[str, Codec]] = ev.SCHEMA
 
 
-def _shown(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: int) -> None:
     for key, check in keys.items():
         if key not in obj:
             raise LogError(line, f"{where} has no \"{key}\"")
         if not check(obj[key]):
             what = _WHAT.get(check)
-            raise LogError(line, f"{where}: \"{key}\" is {_shown(obj[key])}"
+            raise LogError(line, f"{where}: \"{key}\" is {shown(obj[key])}"
                            + (f", not {what}" if what else ", which is not valid here"))
 
 
@@ -126,11 +120,11 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
         raise LogError(line, f"log format version {obj['version']}{newer}; this moonasm "
                        f"reads versions {READABLE[0]}-{READABLE[-1]}")
     if "cwd" in obj and not _is_file_name(obj["cwd"]):
-        raise LogError(line, f"the header: \"cwd\" is {_shown(obj['cwd'])}, not a directory "
+        raise LogError(line, f"the header: \"cwd\" is {shown(obj['cwd'])}, not a directory "
                        "name (not empty, no NUL)")
     if "deck" in obj and not (isinstance(obj["deck"], list) and len(obj["deck"]) <= len(_CARDS)
                               and all(card in _CARDS for card in obj["deck"])):
-        raise LogError(line, f"the header: \"deck\" is {_shown(obj['deck'])}, not a list of "
+        raise LogError(line, f"the header: \"deck\" is {shown(obj['deck'])}, not a list of "
                        "cards (\"5\", \"BUG\", \"RESET A\", ...)")
     config = obj["config"]
     _check_keys(config, CONFIG_KEYS, "the header's \"config\"", line)
@@ -148,7 +142,7 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
                        f"for {len(players)} players (a log names each seat's level)")
     for seat in config["hackers"]:
         if not (seat.isascii() and seat.isdigit()):
-            raise LogError(line, f"the header's \"config\": hacker seat {_shown(seat)} is not "
+            raise LogError(line, f"the header's \"config\": hacker seat {shown(seat)} is not "
                            "a seat number")
     try:
         options_from_header(obj)
@@ -191,7 +185,7 @@ class EventChecker:
                 raise LogError(line, f"{where} has no \"{key}\"")
             value = obj[key]
             if not codec.check(value):
-                raise LogError(line, f"{where}: \"{key}\" is {_shown(value)}, not {codec.what}")
+                raise LogError(line, f"{where}: \"{key}\" is {shown(value)}, not {codec.what}")
             wrong = codec.fits and codec.fits(key, value, self.game)
             if wrong:
                 raise LogError(line, where + wrong)
