@@ -111,7 +111,6 @@ class Replay:
         # the table as it was before the event being shown
         self.registers_before: list[int] = list(self.table.registers)
         self.ram_before: list[int] = list(self.table.ram)
-        self.disabled_before: tuple[str, ...] = ()
         self.turn = 0
         self.round = 0
         self.in_setup = True
@@ -232,7 +231,6 @@ class Replay:
                 showing = self.round == o.round and not self.in_setup
             self.registers_before = list(table.registers)
             self.ram_before = list(table.ram)
-            self.disabled_before = table.disabled
             table.apply(event)
             if isinstance(event, ev.Unknown):
                 out = self.on_unknown(event, number)
@@ -296,7 +294,7 @@ class Replay:
         return "    "
 
     def on_event(self, e: ev.CardEvent) -> list[str]:
-        return [self.indent() + self.paint("  " + say(e, self.voice, self.disabled_before),
+        return [self.indent() + self.paint("  " + say(e, self.voice, self.table.disabled_before),
                                            CYAN)]
 
     def on_turn(self, e: ev.Turn) -> list[str]:

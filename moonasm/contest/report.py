@@ -245,7 +245,6 @@ class _Frames:
         self.seats = range(1, players + 1)
         self.visible = visible
         self.voice = _ViewerVoice(visible)
-        self.disabled_before: tuple[str, ...] = ()  # the errors before the event added
         self.frames: list[list[Any]] = []
         self.fault_frames: dict[str, int] = {}  # "round:seat" -> frame of its fault
         self.statements: dict[int, dict[int, str]] = {}  # seat -> line -> thinking statement
@@ -268,13 +267,12 @@ class _Frames:
 
     def add(self, event: ev.AnyEvent) -> None:
         table = self.table
-        self.disabled_before = table.disabled
         table.apply(event)
         seat = getattr(event, "seat", None) or table.seat
         text = None
         if not isinstance(event, ev.Unknown) and not (type(event) is ev.Draw
                                                       and event.card == "goal"):
-            text = say(event, self.voice, self.disabled_before)
+            text = say(event, self.voice, table.disabled_before)
         if type(event) is ev.Result:
             self.result = event.result
         if text is None:

@@ -56,8 +56,8 @@ class Voice:
 
 
 def say(e: ev.GameEvent, voice: Voice, disabled_before: tuple[str, ...] | None = None) -> str:
-    """The sentence for `e`. `disabled_before`: the errors active before an event card (what
-    it changed is then said exactly)."""
+    """The sentence for `e`. `disabled_before`: the errors active before an event card
+    (`TableState.disabled_before`: what it changed is then said exactly)."""
     seat = voice.seat
     match e:
         case ev.Setup():

@@ -47,6 +47,7 @@ class TableState:
     power: int | None = None  # the acting seat's power left, in halves (None: unlimited)
     steps: int = 0  # statements executed in the open turn (counted when steps are logged)
     disabled: tuple[str, ...] = ()  # active ERROR cards, oldest first
+    disabled_before: tuple[str, ...] = ()  # those before the last event card: what it changed
     deck: int = 0  # cards left in the deck
     bugs: int = 0  # BUG cards drawn
     pending: list[ev.PendingSlot] = field(default_factory=list)  # cooperative queue
@@ -119,7 +120,7 @@ class TableState:
 
     def _card_event(self, e: ev.CardEvent) -> None:
         self.registers = list(e.registers)
-        self.disabled = e.disabled
+        self.disabled_before, self.disabled = self.disabled, e.disabled
 
     def _setup(self, e: ev.Setup) -> None:
         self.registers = list(e.registers)

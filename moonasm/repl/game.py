@@ -86,7 +86,7 @@ class _SessionVoice(Voice):
         return self.s._bits(value)
 
     def amount(self, halves: int | None) -> str:
-        return rd.halves(halves, self.s.glyphs) if halves else "0"
+        return rd.halves(halves, self.s.glyphs)
 
     def changes(self, e: ev.CardEvent) -> str:
         return self.s._regs(e.registers)
@@ -118,7 +118,6 @@ class GameSession(BaseSession):
         self.barrier, self.barrier_why = 0, ""  # :undo stops at done[barrier - 1]
         self.moves: list[str] = []  # the inputs that played, for :save
         self.table = TableState.new(self.options.mode, self.options.bits, len(self.seats))
-        self.disabled_before: tuple[str, ...] = ()  # the errors before the event shown
         self.game = Game(self.options, [s.name for s in self.seats], self._on_event,
                          seed=self.seed)
         self.machine = self.game.machine
@@ -232,7 +231,6 @@ class GameSession(BaseSession):
     # -- events -----------------------------------------------------------------------------
 
     def _on_event(self, event: ev.GameEvent) -> None:
-        self.disabled_before = self.table.disabled
         self.table.apply(event)
         if isinstance(event, ev.Solved):  # after the statement that solved it was recorded
             self._barrier("a goal was solved", len(self.done))
@@ -252,7 +250,7 @@ class GameSession(BaseSession):
     def _show(self, e: ev.GameEvent) -> Fragments:
         """An event as lines on screen, in `moonasm.game.narrate`'s words; in versus, never
         a goal that is still secret."""
-        said = say(e, self.voice, self.disabled_before)
+        said = say(e, self.voice, self.table.disabled_before)
         match e:
             case ev.Setup() | ev.RoundEnd():
                 if not self.versus:

@@ -46,8 +46,9 @@ def plain(fragments: Iterable[tuple[str, str]]) -> str:
     return "".join(text for _, text in fragments)
 
 
-def halves(amount: float, glyphs: Glyphs = LAMPS) -> str:
-    """A power amount in halves as a person reads it: `5` -> `2½`, `1` -> `½`."""
+def halves(amount: float | None, glyphs: Glyphs = LAMPS) -> str:
+    """A power amount in halves as a person reads it: `5` -> `2½`, `1` -> `½`, None (or
+    infinite) -> `unlimited`."""
     return isa.power_text(amount, glyphs.half)
 
 
