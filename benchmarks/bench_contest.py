@@ -45,7 +45,7 @@ BOTS = ROOT / "examples" / "bots"
 Row = tuple[str, float, str, float, str]
 
 
-def _field(directory: Path, count: int) -> Path:
+def bot_field(directory: Path, count: int) -> Path:
     """`count` distinct bots: the example bots, each copy made distinct by a comment."""
     sources = [(BOTS / f"{n}.masm").read_text() for n in ("builder", "hoarder", "counter")]
     directory.mkdir(parents=True, exist_ok=True)
@@ -72,7 +72,7 @@ def _in_process(tmp: Path) -> list[Row]:
     from moonasm.game.engine import Game, GameOptions
     from moonasm.game.log_write import start_logged
 
-    field = _field(tmp / "six", 6)
+    field = bot_field(tmp / "six", 6)
     valid, _ = entrants.load(entrants.expand([str(field)]), 4)
     programs = {e.key: bot(e.source) for e in valid}
     names = {e.key: e.name for e in valid}
@@ -138,7 +138,7 @@ def _store_size(tmp: Path) -> list[Row]:
     """Bytes of store a game: a 20-bot round robin, 10 games a pairing (1,900 games)."""
     from moonasm.cli.main import main
 
-    field = _field(tmp / "twenty-small", 20)
+    field = bot_field(tmp / "twenty-small", 20)
     out = tmp / "store-size"
     with contextlib.redirect_stdout(io.StringIO()):
         main(["tournament", str(field), "--games", "10", "--seed", "4", "--jobs", "1",
@@ -150,7 +150,7 @@ def _store_size(tmp: Path) -> list[Row]:
 
 def _jobs(tmp: Path) -> list[Row]:
     """--jobs 2 against --jobs 1 on 3,000 games (10 bots, 45 pairings), whole processes."""
-    field = _field(tmp / "ten", 10)
+    field = bot_field(tmp / "ten", 10)
     counter = iter(range(1_000))
 
     def tournament(jobs: int) -> tuple[float, float]:
@@ -180,7 +180,7 @@ def _big(tmp: Path) -> list[Row]:
     """A 20-bot round robin, 100 games a pairing: --jobs 2 against a 2-worker Dask cluster."""
     from distributed import LocalCluster
 
-    field = _field(tmp / "twenty", 20)
+    field = bot_field(tmp / "twenty", 20)
     args = ["tournament", str(field), "--games", "100", "--seed", "3"]
     local_wall, local_cpu = _process([*args, "--jobs", "2", "--out", str(tmp / "big1")])
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster:

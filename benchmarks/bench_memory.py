@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_contest import _field
+from bench_contest import bot_field
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,8 +44,8 @@ def peak_mb(args: list[str]) -> float:
 
 def run() -> list[tuple[str, float, str, float, str]]:
     with tempfile.TemporaryDirectory() as tmp:
-        big = _field(Path(tmp) / "fifty", 50)
-        small = _field(Path(tmp) / "two", 2)
+        big = bot_field(Path(tmp) / "fifty", 50)
+        small = bot_field(Path(tmp) / "two", 2)
         floor = peak_mb(["tournament", str(small), "--games", "2", "--seed", "1", "--jobs",
                          "1", "--out", str(Path(tmp) / "small"), "--json"])
         ours = peak_mb(["tournament", str(big), "--games", "20", "--seed", "1", "--jobs", "1",
