@@ -147,9 +147,9 @@ def play_records(text: str) -> tuple[list[GameRecord], float]:
     programs = {sha: program_of(sha, source, options.bits) for sha, (_name, source) in
                 bots.items()}
     records = []
-    keys = {sha: sha for sha in bots}  # one string a bot, not one a seat of every record
     for group, index, seats, seed in obj["games"]:
-        spec = GameSpec(group, index, tuple([keys[sha] for sha in seats]), seed)
+        # one string a bot (interned), not one a seat of every record, as `from_line` reads them
+        spec = GameSpec(group, index, tuple(map(sys.intern, seats)), seed)
         names = [bots[sha][0] for sha in spec.seats]
         records.append(play_game(options, spec, [programs[sha] for sha in spec.seats], names))
     return records, time.process_time() - started
