@@ -43,7 +43,7 @@ class Voice:
         return text
 
     def amount(self, halves: int | None) -> str:
-        return "unlimited" if halves is None else power_text(halves)
+        return power_text(halves)
 
     def private(self, seat: int) -> bool:
         """Whether `seat`'s program stays private here: no line of it, no fault message."""
