@@ -8,14 +8,14 @@ finish showing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from moonasm.game import event_codecs as c
 from moonasm.game import events as ev
 from moonasm.game import options as game_options
 from moonasm.game.cards import EVENT_NAMES
 from moonasm.game.engine import GameOptions
-from moonasm.game.event_codecs import Codec, Shape, is_value, shown
+from moonasm.game.event_codecs import Check, Codec, Shape, shown
 from moonasm.game.log_write import FORMAT, VERSION, options_from_header
 
 # The format versions this moonasm reads: version 1 logged every statement.
@@ -42,19 +42,7 @@ class LogError(Exception):
 
 # -- value checks ------------------------------------------------------------------------------
 
-Check = Callable[[Any], bool]
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _list(check: Check) -> Check:
-    return lambda v: isinstance(v, list) and all(check(x) for x in v)
-
-
-def _is_str(v: Any) -> bool:
-    return isinstance(v, str)
+_is_int, _is_str = c.INT.check, c.TEXT.check
 
 
 def _is_bool(v: Any) -> bool:
@@ -64,8 +52,9 @@ def _is_bool(v: Any) -> bool:
 # Every card as a header's "deck" names it.
 _CARDS = (*(str(v) for v in range(16)), "BUG", "BUG", *EVENT_NAMES)
 
+
 def _is_sha256(v: Any) -> bool:
-    return isinstance(v, str) and len(v) == 64 and all(c in "0123456789abcdef" for c in v)
+    return isinstance(v, str) and len(v) == 64 and all(ch in "0123456789abcdef" for ch in v)
 
 
 def _is_file_name(v: Any) -> bool:
@@ -74,16 +63,16 @@ def _is_file_name(v: Any) -> bool:
 
 # What each kind of check means, for messages.
 _WHAT: dict[Check, str] = {
-    _is_int: "a whole number", is_value: "a whole number from 0", _is_str: "a string",
+    **{codec.check: codec.what for codec in (c.INT, c.COUNT, c.TEXT)},
     _is_bool: "true or false", _is_sha256: "a sha256 in hexadecimal (64 lowercase digits)",
     _is_file_name: "a file name (not empty, no NUL)",
 }
 
 HEADER_KEYS: dict[str, Check] = {
-    "format": _is_str, "version": _is_int, "seed": is_value,
+    "format": _is_str, "version": _is_int, "seed": c.COUNT.check,
     "config": lambda v: isinstance(v, dict), "players": lambda v: isinstance(v, list)}
 CONFIG_KEYS: dict[str, Check] = {
-    "mode": _is_str, "bits": _is_int, "levels": _list(_is_str),
+    "mode": _is_str, "bits": _is_int, "levels": c.list_of(c.TEXT, "a list of levels").check,
     "hackers": lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_str(x)
                                                      for k, x in v.items()),
     "events": _is_bool, "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
