@@ -49,9 +49,10 @@ def _games(programs: list[Any], names: list[str]) -> float:
     """CPU seconds of the games."""
     from moonasm.game import Game, GameOptions
 
+    options = GameOptions(mode="versus")  # one set for every game, as a contest plays them
     start = time.process_time()
     for seed in SEEDS:
-        Game(GameOptions(mode="versus"), names, seed=seed).play(programs)
+        Game(options, names, seed=seed).play(programs)
     return time.process_time() - start
 
 
@@ -61,9 +62,10 @@ def _lean_games(programs: list[Any]) -> float:
 
     from moonasm.game import GameOptions
 
+    options = GameOptions(mode="versus")
     start = time.process_time()
     for seed in SEEDS:
-        lean_engine.play(GameOptions(mode="versus"), programs, seed)
+        lean_engine.play(options, programs, seed)
     return time.process_time() - start
 
 
@@ -97,9 +99,10 @@ def _bot_statements(programs: list[Any]) -> list[float]:
         return outcome
 
     lean_engine.run_turn = timed  # type: ignore[assignment]
+    options = GameOptions(mode="versus")
     try:
         for seed in SEEDS:
-            lean_engine.play(GameOptions(mode="versus"), programs, seed)
+            lean_engine.play(options, programs, seed)
     finally:
         lean_engine.run_turn = real
     return turns
@@ -120,9 +123,10 @@ def _steps_in_games(programs: list[Any], names: list[str]) -> int:
         return outcome
 
     engine.run_turn = counted  # type: ignore[assignment]
+    options = GameOptions(mode="versus")
     try:
         for seed in SEEDS:
-            Game(GameOptions(mode="versus"), names, seed=seed).play(programs)
+            Game(options, names, seed=seed).play(programs)
     finally:
         engine.run_turn = real
     return steps

@@ -117,3 +117,44 @@ def test_goals_reached_inside_compiled_loops_play_the_same_game(mode, bits, seed
     fast, fast_end = play(options, sources, seed=seed, interpreter=False)
     slow, slow_end = play(options, sources, seed=seed, interpreter=True)
     assert fast == slow and fast_end == slow_end
+
+
+def turn_by_turn(options: GameOptions, sources: list[str], *, seed: int,
+                 steps: bool = False) -> tuple[list[ev.GameEvent], dict]:
+    """`play`, but each turn through the steps the REPL drives (`begin_turn`, `run`,
+    `end_turn`, as `play_bot_turn` calls them) instead of `Game.play`'s own loop."""
+    events: list[ev.GameEvent] = []
+    g = Game(options, [f"p{i}" for i in range(len(sources))], events.append, seed=seed,
+             steps=steps)
+    programs = [bot(s, options.bits) for s in sources]
+    while not g.finished:
+        g.play_bot_turn(programs[g.seat - 1])
+    return events, {"result": g.result(), "regs": list(g.machine.regs),
+                    "ram": list(g.machine.ram), "spent": g.machine.spent}
+
+
+@pytest.mark.parametrize("mode,bits,seed", configs())
+def test_play_and_the_repls_turn_by_turn_steps_play_the_same_game(mode, bits, seed):
+    """`Game.play` inlines the three steps of a turn; the two must not drift."""
+    players = 1 + seed % 4 if mode == "coop" else 2 + seed % 3
+    sources = [SOURCES[(seed + 5 * i) % len(SOURCES)] for i in range(players)]
+    hackers = {1: ("copy", "rotation", "logic", "addition")[seed % 4]}
+    options = GameOptions(mode=mode, bits=bits, events=seed % 2 == 0,
+                          levels=(("hacker", "novice", "medium")[seed % 3],),
+                          hackers=hackers, extras=("tokens", "on", "off")[seed % 3],
+                          max_rounds=30, max_steps=300)
+    played, played_end = play(options, sources, seed=seed, interpreter=False)
+    stepped, stepped_end = turn_by_turn(options, sources, seed=seed)
+    assert played == stepped  # the whole stream, event by event
+    assert played_end == stepped_end
+    logged, _ = play(options, sources, seed=seed, interpreter=False, steps=True)
+    assert logged == turn_by_turn(options, sources, seed=seed, steps=True)[0]
+
+    quiet = Game(options, [f"p{i}" for i in range(players)], seed=seed)
+    kept: list[tuple[int, str, int | None]] = []
+    result = quiet.play([bot(s, bits) for s in sources],
+                        on_fault=lambda seat, fault: kept.append(
+                            (seat, ev.Fault.of(seat, fault).kind,
+                             ev.Fault.of(seat, fault).line)))
+    assert result == played_end["result"]  # no sink: the same game
+    assert kept == [(e.seat, e.kind, e.line) for e in played if isinstance(e, ev.Fault)]

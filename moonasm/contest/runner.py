@@ -26,6 +26,7 @@ from moonasm.contest.schedule import GameSpec
 if TYPE_CHECKING:
     from moonasm.game.engine import GameOptions
     from moonasm.lang.check import Program
+    from moonasm.vm.machine import Fault
 
 _PROGRAMS: dict[tuple[str, int], Program] = {}
 
@@ -166,19 +167,15 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
 
     game = Game(options, names, seed=spec.seed)
     faults: list[FaultRecord] = []
-    m, st = game.machine, game.state
-    turns = [p.turns[0] for p in programs]
-    while not st.finished:  # Game.play, with each turn's fault taken as it happens
-        seat = st.seat
-        if game.begin_turn():
-            fault = game.run(turns[seat - 1]).fault
-            if fault is not None:
-                f = ev.Fault.of(seat, fault)
-                faults.append(FaultRecord(
-                    seat, game.round, f.kind, f.message, f.line, f.column, f.statement,
-                    tuple(m.regs), m.ram[seat], None if m.power == float("inf") else int(m.power)))
-        game.end_turn()
-    result = game.result()
+    m = game.machine
+
+    def keep(seat: int, fault: Fault) -> None:
+        f = ev.Fault.of(seat, fault)
+        faults.append(FaultRecord(
+            seat, game.round, f.kind, f.message, f.line, f.column, f.statement,
+            tuple(m.regs), m.ram[seat], None if m.power == float("inf") else int(m.power)))
+
+    result = game.play(programs, on_fault=keep)
     players = result["players"]
     return GameRecord(
         spec.group, spec.index, spec.seed, spec.seats, result["result"], result["rounds"],

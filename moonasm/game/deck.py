@@ -9,6 +9,7 @@ the whole deal in draw order, which a log header records so an auditor can check
 
 from __future__ import annotations
 
+import operator
 import random
 from collections.abc import Sequence
 
@@ -17,6 +18,7 @@ from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, cards
 from moonasm.game.options import GameOptions
 
 CardSpec = Card | str | int
+_KIND = operator.attrgetter("kind")
 
 
 class Deck(list[Card]):
@@ -28,7 +30,7 @@ class Deck(list[Card]):
 
     def __init__(self, draw_order: Sequence[Card]):
         super().__init__(draw_order[::-1])
-        self.goals = [c.kind for c in draw_order].count(GOAL)  # goal cards left
+        self.goals = list(map(_KIND, draw_order)).count(GOAL)  # goal cards left
 
     def draw(self) -> Card:
         card = self.pop()

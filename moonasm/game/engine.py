@@ -50,7 +50,7 @@ from moonasm.game.rules import CoopRules, PendingGoal, Rules, VersusRules
 from moonasm.game.state import GameState, copy_machine
 from moonasm.vm.compile import run_turn
 from moonasm.vm.interpret import TurnOutcome, interpret_turn
-from moonasm.vm.machine import Hooks, Machine
+from moonasm.vm.machine import Fault, Hooks, Machine
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program, Stmt, Turn
@@ -136,8 +136,9 @@ class Game:
         self.state = GameState.new(Deck(()), self.players)
         self.dealt: tuple[Card, ...] = ()
         self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
-        self._hooks = Hooks(solved=self._solved, hack=self._hack)
+        self._hooks = Hooks(solved=self.rules.solved, hack=self._hack)
         self.rules.deal(deck)
+        m.deck = len(self.state.deck)  # what DECK reads (each draw keeps it)
         if self.state.finished:
             self._send_result()
 
@@ -152,7 +153,9 @@ class Game:
 
     def draw(self, seat: int | None) -> Card:
         """Take the deck's top card (`seat` None: the table draws it)."""
-        card = self.state.deck.draw()
+        deck = self.state.deck
+        card = deck.draw()
+        self.machine.deck = len(deck)  # what DECK reads
         if self.on_event is not None:
             self.on_event(ev.Draw(seat, card.kind, card.value, card.name))
         return card
@@ -198,32 +201,7 @@ class Game:
         m = self.machine
         m.goal = m.target = None
 
-    # -- solving -------------------------------------------------------------------------------
-
-    def show_table(self) -> None:
-        """Bring the machine's ROUND, DECK, SLOT and PENDING (spec §3.1) up to date: at a
-        turn's start (the end of a round may have drawn) and after solving. SCOREn and
-        TOKENS are kept where they change (`credit`, the rules' draws and hacks): copying
-        every seat's at every solve and turn was a tenth of an unlogged game's engine."""
-        m = self.machine
-        st = self.state
-        m.round = st.round
-        m.deck = len(st.deck)
-        if self._queue:
-            m.slot, m.pending = self.rules.queue_counts()
-
-    def _solved(self) -> bool:
-        """Hooks.solved: A equals the goal after an operation. False ends the turn: the game
-        is over, or the seat has no goal left to work on. Several goals can be solved at
-        once (A may equal the next goal too)."""
-        m = self.machine
-        st = self.state
-        seat = st.seat
-        solve = self.rules.solve
-        while not st.finished and m.target is not None and m.regs[0] == m.target:
-            solve(seat)
-        self.show_table()
-        return not st.finished and m.target is not None
+    # -- solving (`Rules.solved`, the machine's hook) and hacking ---------------------------
 
     def _hack(self, target: int) -> None:
         self.rules.hack(self.state.seat, target)
@@ -251,14 +229,15 @@ class Game:
                 self.on_event(ev.Skip(st.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self._power_per_seat[seat])
-        self.show_table()
+        if self._queue:
+            m.slot, m.pending = self.rules.queue_counts()
         st.turn_open = True
         st.turn_steps = 0
         if self.on_event is not None:
             self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
                                   self._ram()))
         if m.regs[0] == m.target:  # solved at the turn's start
-            return self._solved()
+            return self.rules.solved()
         return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
@@ -272,7 +251,7 @@ class Game:
             return TurnOutcome(0, stopped=True)
         hooks = self._hooks
         if trace is not None or self.steps:
-            hooks = Hooks(solved=self._solved, hack=self._hack, trace=self._tracer(trace))
+            hooks = Hooks(solved=self.rules.solved, hack=self._hack, trace=self._tracer(trace))
         outcome = self.runner(m, turn, hooks, self.options.max_steps)
         st.turn_steps += outcome.steps
         fault = outcome.fault
@@ -308,6 +287,7 @@ class Game:
                 self._end_round()
                 if not st.finished:
                     st.round += 1
+                    self.machine.round = st.round  # what ROUND reads
                     st.seat = 1
         if st.finished:
             self._send_result()
@@ -337,18 +317,66 @@ class Game:
             self.run(program.turns[0])
         self.end_turn()
 
-    def play(self, programs: list[Program],
-             after_turn: Callable[[], None] | None = None) -> dict[str, Any]:
+    def play(self, programs: list[Program], after_turn: Callable[[], None] | None = None,
+             on_fault: Callable[[int, Fault], None] | None = None) -> dict[str, Any]:
         """Play the whole game with one bot per seat; returns `result()`. `after_turn` is
-        called after each turn (a log writer's `turn_ended`)."""
+        called after each turn (a log writer's `turn_ended`); `on_fault(seat, fault)` when a
+        bot's turn ends in a fault, the machine as the fault left it (a contest keeps it).
+
+        Every bot game runs this loop: `begin_turn`, `run` and `end_turn` (the REPL's
+        steps of a turn) inlined, the same events in the same order; the tests play games
+        both ways and compare them. Calling those three and their checks for every turn
+        was a fifth of the engine's own time in a contest game."""
         if len(programs) != self.players:
             raise ValueError(f"{len(programs)} programs for {self.players} seats")
-        st = self.state
+        st, m, rules = self.state, self.machine, self.rules
+        if st.turn_open:
+            raise GameError("a turn is open; play() plays whole turns")
+        emit = self.on_event
+        hooks = self._hooks
+        if self.steps:
+            hooks = Hooks(solved=rules.solved, hack=self._hack, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
-        while not st.finished:  # play_bot_turn, inlined: this loop is every bot game's
-            if self.begin_turn():
-                self.run(turns[st.seat - 1])
-            self.end_turn()
+        runner, max_steps, power = self.runner, self.options.max_steps, self._power_per_seat
+        show_goal, solved, queue, players = rules.show_goal, rules.solved, self._queue, \
+            self.players
+        while not st.finished:
+            seat = st.seat
+            show_goal()
+            if m.goal is None:
+                if emit is not None:
+                    emit(ev.Skip(st.round, seat, "no goal"))
+            else:
+                m.begin_turn(seat, power[seat])
+                if queue:
+                    m.slot, m.pending = rules.queue_counts()
+                if emit is not None:
+                    emit(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
+                                 self._ram()))
+                steps = 0
+                if m.regs[0] != m.target or solved():  # (a goal solved at the turn's start)
+                    outcome = runner(m, turns[seat - 1], hooks, max_steps)
+                    steps = outcome.steps
+                    fault = outcome.fault
+                    if fault is not None:
+                        st.faults[seat] += 1
+                        if emit is not None:
+                            emit(ev.Fault.of(seat, fault))
+                        if on_fault is not None:
+                            on_fault(seat, fault)
+                if emit is not None:
+                    emit(ev.EndTurn(seat, steps))
+            if not st.finished:
+                if seat < players:
+                    st.seat = seat + 1
+                else:
+                    self._end_round()
+                    if not st.finished:
+                        st.round += 1
+                        m.round = st.round  # what ROUND reads
+                        st.seat = 1
+            if st.finished:
+                self._send_result()
             if after_turn is not None:
                 after_turn()
         return self.result()

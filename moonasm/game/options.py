@@ -99,8 +99,13 @@ class GameOptions:
         return tables.coop_power(level, self.bits, players)
 
     def problems(self, players: int) -> list[str]:
-        """What is wrong with these options for a game of `players` players."""
-        return [message for _, message in self.keyed_problems(players)]
+        """What is wrong with these options for a game of `players` players. Kept on the
+        options (they are frozen) by player count: every `Game` asks, and a contest plays
+        thousands of games with one set of options."""
+        known: dict[int, list[str]] = self.__dict__.setdefault("_problems", {})
+        if players not in known:
+            known[players] = [message for _, message in self.keyed_problems(players)]
+        return list(known[players])
 
     def keyed_problems(self, players: int) -> list[tuple[str, str]]:
         """`problems`, each with the key of the option it is about ("players": the seats);
@@ -108,8 +113,9 @@ class GameOptions:
         out = []
         if not 1 <= players <= 4:
             out.append(("players", f"a game has 1-4 players, not {players}"))
-        for option in OPTIONS:
-            out += [(option.key, m) for m in option.problems(getattr(self, option.key), players)]
+        for option in OPTIONS:  # a loop, not a comprehension: every Game() asks this
+            for message in option.problems(getattr(self, option.key), players):
+                out.append((option.key, message))
         return out
 
 

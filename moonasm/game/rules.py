@@ -63,8 +63,10 @@ class Rules:
         """Set what the acting seat's `GOAL`, `GOALn` and solving read on the machine."""
         raise NotImplementedError
 
-    def solve(self, seat: int) -> None:
-        """`seat` has solved the goal it works on."""
+    def solved(self) -> bool:
+        """`Hooks.solved`: A equals the acting seat's goal after an operation (or at its
+        turn's start). Score every goal A now equals (A may equal the next one too); False
+        ends the turn: the game is over, or the seat has no goal left to work on."""
         raise NotImplementedError
 
     def hack(self, seat: int, target: int) -> None:
@@ -198,7 +200,17 @@ class CoopRules(Rules):
             return True
         return False
 
+    def solved(self) -> bool:
+        g = self.game
+        m = g.machine
+        st = g.state
+        while not st.finished and m.target is not None and m.regs[0] == m.target:
+            self.solve(st.seat)
+        m.slot, m.pending = self.queue_counts()
+        return not st.finished and m.target is not None
+
     def solve(self, seat: int) -> None:
+        """`seat` has solved the active goal: it leaves the queue, the next one shows."""
         g = self.game
         k = self.active_cards()
         values = [c[0] for c in g.state.pending[:k]]
@@ -241,16 +253,15 @@ class VersusRules(Rules):
         if g.on_event is not None:
             st = g.state
             g.on_event(ev.Setup(tuple(g.machine.regs), len(st.deck), (), st.bugs,
-                                goals=tuple(self.goal_of(s) for s in seats),
+                                goals=tuple(st.goal_values[s] for s in seats),
                                 hack_tokens=tuple(st.hack_tokens[s] for s in seats)))
 
     def goal_of(self, seat: int) -> int | None:
-        cards = self.game.state.goals.get(seat)
-        return combine(cards, self.game.options.bits) if cards else None
+        return self.game.state.goal_values.get(seat)
 
     def show_goal(self) -> None:
         m = self.game.machine
-        m.goal = m.target = self.goal_of(self.game.state.seat)
+        m.goal = m.target = self.game.state.goal_values.get(self.game.state.seat)
 
     def draw_goal(self, seat: int) -> None:
         """Draw a goal (1 or 2 cards) for `seat`; a BUG is kept as a hack token and the
@@ -261,14 +272,19 @@ class VersusRules(Rules):
         st = g.state
         deck = st.deck
         per_goal = g.per_goal
+        m = g.machine
+        emit = g.on_event
         got: list[int] = []
-        while deck:
-            card = g.draw(seat)
+        while deck:  # Game.draw, inlined: a competitive game draws at every solve
+            card = deck.draw()
+            m.deck = len(deck)
+            if emit is not None:
+                emit(ev.Draw(seat, card.kind, card.value, card.name))
             kind = card.kind
             if kind == BUG_KIND:
                 st.bugs += 1
                 st.hack_tokens[seat] += 1
-                g.machine.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
+                m.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
             elif kind == EVENT:
                 g.resolve_event(card)
             else:
@@ -278,16 +294,22 @@ class VersusRules(Rules):
                 if len(got) == per_goal:
                     break
         st.goals[seat] = got or None
+        st.goal_values[seat] = (got[0] if len(got) == 1 else combine(got, g.options.bits)) \
+            if got else None
 
-    def solve(self, seat: int) -> None:
+    def solved(self) -> bool:
+        """(A competitive game never ends within a turn: only at the end of a round.)"""
         g = self.game
-        values = g.state.goals[seat] or []
-        goal = combine(values, g.options.bits)
-        g.credit(seat, goal, values)
-        g.machine.shown.pop(seat, None)
-        g.state.goals[seat] = None
-        self.draw_goal(seat)
-        g.machine.goal = g.machine.target = self.goal_of(seat)  # show_goal: seat is acting
+        m = g.machine
+        st = g.state
+        seat = st.seat
+        goal = m.target
+        while goal is not None and m.regs[0] == goal:
+            g.credit(seat, goal, st.goals[seat] or [])
+            m.shown.pop(seat, None)
+            self.draw_goal(seat)
+            m.goal = m.target = goal = st.goal_values[seat]
+        return goal is not None
 
     def hack(self, seat: int, target: int) -> None:
         g = self.game
@@ -299,7 +321,7 @@ class VersusRules(Rules):
                                   f"{g.players} player{'s' if g.players > 1 else ''})")
         if st.hack_tokens[seat] < 1:
             raise ProtectionFault(f"player {seat} holds no bug card to hack with")
-        goal = self.goal_of(target)
+        goal = st.goal_values.get(target)
         if goal is None:
             raise ProtectionFault(f"player {target} has no goal to show")
         st.hack_tokens[seat] -= 1

@@ -31,6 +31,9 @@ class GameState:
     errors: list[str] = field(default_factory=list)  # active ERROR cards, oldest first
     pending: list[list[int]] = field(default_factory=list)  # cooperative: [card, slot]
     goals: dict[int, list[int] | None] = field(default_factory=dict)  # competitive: cards
+    # competitive: each seat's goal, combined from its cards once when they are drawn (the
+    # acting seat's is read at every turn and every solve)
+    goal_values: dict[int, int | None] = field(default_factory=dict)
     last_goal_taken: bool = False  # competitive: the game ends with this round
     turn_open: bool = False
     turn_steps: int = 0
@@ -52,6 +55,7 @@ class GameState:
         new.errors = list(self.errors)
         new.pending = [list(c) for c in self.pending]
         new.goals = {s: None if g is None else list(g) for s, g in self.goals.items()}
+        new.goal_values = dict(self.goal_values)
         return new
 
 
