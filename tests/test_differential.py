@@ -313,16 +313,21 @@ def reference(m: Machine, turn: object, hooks: Hooks, max_steps: int) -> TurnOut
 
 @contextlib.contextmanager
 def compiling_after(ratio: int, region: int = compile.REGION_MAX,
-                    block: int = compile.MAX_BLOCK) -> Iterator[None]:
-    """Compile regions after `ratio` interpreted steps per statement (0: at once), with
-    regions and blocks of at most `region` and `block` statements."""
-    saved = compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK
-    compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK = ratio, region, block
+                    block: int = compile.MAX_BLOCK,
+                    inline: int = compile.INLINE_RATIO) -> Iterator[None]:
+    """Compile regions after `ratio` interpreted steps per statement (0: at once), and again
+    inlined after `inline` steps per statement, with regions and blocks of at most `region`
+    and `block` statements."""
+    knobs = ("HOT_RATIO", "REGION_MAX", "MAX_BLOCK", "INLINE_RATIO")
+    saved = [getattr(compile, k) for k in knobs]
+    for knob, value in zip(knobs, (ratio, region, block, inline), strict=True):
+        setattr(compile, knob, value)
     compile.compile_turn.cache_clear()
     try:
         yield
     finally:
-        compile.HOT_RATIO, compile.REGION_MAX, compile.MAX_BLOCK = saved
+        for knob, value in zip(knobs, saved, strict=True):
+            setattr(compile, knob, value)
         compile.compile_turn.cache_clear()
 
 
@@ -331,10 +336,13 @@ def agree(case: Case, repeats: int = 2) -> None:
     assert result.program is not None, [d.message for d in result.errors]
     expected = play(result.program, case, reference)
     assert play(result.program, case, fast) == expected  # as shipped
-    # compiled at once; compiled part way through; small regions and blocks, so that jumps
-    # cross regions and long runs are cut: the same program again and again
-    for ratio, region, block in ((0, compile.REGION_MAX, compile.MAX_BLOCK), (2, 7, 3)):
-        with compiling_after(ratio, region, block):
+    # compiled at once; compiled and then inlined part way through; inlined at its first
+    # compiled step; small regions and blocks, so that jumps cross regions and long runs are
+    # cut: the same program again and again
+    for ratio, region, block, inline in (
+            (0, compile.REGION_MAX, compile.MAX_BLOCK, compile.INLINE_RATIO),
+            (2, 7, 3, 6), (0, compile.REGION_MAX, compile.MAX_BLOCK, 0)):
+        with compiling_after(ratio, region, block, inline):
             for _ in range(repeats):
                 assert play(result.program, case, fast) == expected
 

@@ -89,6 +89,22 @@ def test_the_fast_path_and_the_interpreter_play_the_same_game(mode, bits, seed):
     assert logged_end == fast_end
 
 
+@pytest.mark.parametrize("mode,bits,seed", configs()[::3])
+def test_regions_compiled_and_inlined_at_once_play_the_same_game(mode, bits, seed,
+                                                                 monkeypatch):
+    """As above with every region compiled at its first step and inlined at its first
+    compiled step, as a long contest's hot bots run (`INLINE_RATIO`)."""
+    from moonasm.vm import compile
+
+    monkeypatch.setattr(compile, "HOT_RATIO", 0)
+    monkeypatch.setattr(compile, "INLINE_RATIO", 0)
+    compile.compile_turn.cache_clear()
+    try:
+        test_the_fast_path_and_the_interpreter_play_the_same_game(mode, bits, seed)
+    finally:
+        compile.compile_turn.cache_clear()
+
+
 def test_the_chase_of_issue_7_plays_the_same_game_both_ways():
     options = GameOptions(hackers={1: "rotation"})
     fast, fast_end = play(options, [CHASE], seed=6, interpreter=False)

@@ -23,6 +23,12 @@ Design (issue 9):
   bots played turn after turn. Code that runs once per run (a long straight-line script) stays
   interpreted, and is never slower on a later run than on its first. Compiling a region costs
   at most about what interpreting it has already cost (the rent-or-buy bound).
+* **Then inline what runs on.** A region that has run `INLINE_RATIO` steps per statement is
+  compiled a second time with each block's code going on into the blocks that follow it (a
+  jump's target, the fall-through), `INLINE` statements deep, their guards included: most
+  jumps then cost no round of the dispatch (a quarter of a bot game's time). That code is
+  about three times larger and slower to compile, so only a region that has run long enough
+  to have cost about as much as compiling it again gets it.
 * **Literals of any size** are passed to the generated code as constants of its namespace,
   never written into its source.
 
@@ -49,6 +55,8 @@ Region = Callable[[Machine, int, int, int, Callable[[], bool]], "tuple[int, int,
 LEFT, GUARDED, STOPPED = 0, 1, 3
 
 HOT_RATIO = 20  # interpreted steps per statement of a region before it is compiled
+INLINE_RATIO = 2_000  # steps per statement of a region before it is compiled again, inlined
+INLINE = 6  # statements of the blocks that follow which an inlined block's code carries
 REGION_MAX = 512  # statements per region: bounds the cost of one compilation
 MAX_BLOCK = 64  # statements per block: a guard asks for no more power or steps than needed
 
@@ -83,11 +91,13 @@ class _RegionWriter:
     """Writes the source of one region function; constants go into `namespace`."""
 
     def __init__(self, stmts: tuple[Stmt, ...], blocks: list[tuple[int, int]], low: int,
-                 high: int, bits: int, mode: str, hacker: isa.Hacker | None):
+                 high: int, bits: int, mode: str, hacker: isa.Hacker | None, inline: int = 0):
         self.stmts, self.blocks = stmts, blocks
+        self.inline = inline  # statements of following blocks a block carries (see `then`)
         self.bits, self.mode, self.hacker = bits, mode, hacker
         self.namespace: dict[str, object] = {}
         self.low, self.high = low, high  # the statements of the region, HACKs included
+        self.stop_of = dict(blocks)
 
     def constant(self, value: int) -> str:
         if -_BIG < value < _BIG:
@@ -168,8 +178,21 @@ class _RegionWriter:
                      for owner in sorted(goals - {0}))
         return " or ".join(tests)
 
-    def block(self, start: int, stop: int, entries: frozenset[int]) -> list[str]:
-        """One block's code, ending in `continue` (go on at pc) or `break` (leave)."""
+    def then(self, pc: int, entries: frozenset[int], budget: int) -> list[str]:
+        """On to block `pc`: its code right here while `budget` statements allow (no round
+        of the dispatch: the block is written again, its guard first), else `pc` set and the
+        dispatch."""
+        stop = self.stop_of.get(pc)
+        if stop is not None and stop - pc <= budget:
+            return [f"pc = {pc}", *self.block(pc, stop, entries, budget - (stop - pc))]
+        return [f"pc = {pc}", self.go(pc, entries)]
+
+    def block(self, start: int, stop: int, entries: frozenset[int],
+              budget: int | None = None) -> list[str]:
+        """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
+        into the blocks that follow it (a jump's target, a fall-through) while `budget`
+        statements allow (by default the writer's `inline`)."""
+        budget = self.inline if budget is None else budget
         out = [f"if {self.guard(start, stop)}:", "    status = 1", "    break",
                f"steps += {stop - start}"]
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
@@ -212,16 +235,14 @@ class _RegionWriter:
             elif op.jump_if is not None:
                 target = stmt.args[0].value
                 if op.mnemonic == "JMP":
-                    return out + [f"pc = {target}", self.go(target, entries)]
+                    return out + self.then(target, entries, budget)
                 taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
-                if {target, i + 1} <= entries:
-                    return out + [f"pc = {target} if {taken} else {i + 1}", "continue"]
                 return out + [f"if {taken}:", f"    pc = {target}",
                               f"    {self.go(target, entries)}",
-                              f"pc = {i + 1}", self.go(i + 1, entries)]
+                              *self.then(i + 1, entries, budget)]
             elif op.mnemonic == "END":
                 return out + [f"pc = {len(self.stmts)}", "break"]
-        return out + [f"pc = {stop}", self.go(stop, entries)]
+        return out + self.then(stop, entries, budget)
 
     def solve(self, i: int, stop: int) -> list[str]:
         """A reached the target at statement `i`: hand the machine to `Hooks.solved` (which may
@@ -296,12 +317,14 @@ class _RegionWriter:
 
 @dataclass
 class _Part:
-    """A region: its blocks, its size, how much the interpreter ran it, its function."""
+    """A region: its blocks, its size, the steps run in it (interpreted, then compiled), its
+    function, and whether that function is the second, inlined one."""
 
     blocks: list[tuple[int, int]]
     size: int
     heat: int = 0
     function: Region | None = None
+    inlined: bool = False
 
 
 class CompiledTurn:
@@ -328,12 +351,15 @@ class CompiledTurn:
             self.parts.append(_Part(current, size))
 
     def compile(self, part: _Part) -> None:
+        """Compile the region: plainly the first time, with its blocks inlined the second."""
         blocks = [(a, b) for a, b in part.blocks if self.stmts[a].op.mnemonic != "HACK"]
         if not blocks:
             part.heat = -(1 << 62)  # nothing to compile: never try again
             return
+        part.inlined = part.function is not None
         writer = _RegionWriter(self.stmts, blocks, part.blocks[0][0], part.blocks[-1][1],
-                               self.bits, self.mode, self.hacker)
+                               self.bits, self.mode, self.hacker,
+                               INLINE if part.inlined else 0)
         source = writer.source()
         exec(source, writer.namespace)  # noqa: S102 - generated from a checked program
         part.function = writer.namespace["region"]  # type: ignore[assignment]
@@ -362,7 +388,12 @@ def run_turn(m: Machine, turn: Turn, hooks: Hooks, max_steps: int, *,
         part = parts[index]
         function = part.function
         if function is not None:
+            start = steps
             pc, steps, status = function(m, pc, steps, max_steps, solved)
+            if not part.inlined:
+                part.heat += steps - start
+                if part.heat >= INLINE_RATIO * part.size:
+                    compiled.compile(part)
             if status == STOPPED:
                 return TurnOutcome(steps, stopped=True)
             if status == LEFT:
