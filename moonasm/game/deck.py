@@ -2,9 +2,9 @@
 (`random.Random(seed)`, used for nothing else).
 
 `deal_coop` and `deal_versus` shuffle the cards spec §4.2 and §4.3 put in play (or take a given
-deck as is, for exact rule tests). `Deck` draws from the top, knows how many goal cards are
-left (the rules ask it at every end of round), and copies in one list copy. `Deck.order` is
-the whole deal in draw order, which a log header records so an auditor can check every draw.
+deck as is, for exact rule tests). `Deck` draws from the top, knows whether goal cards are
+left, and copies in one list copy. `Deck.order` is the whole deal in draw order, which a log
+header records so an auditor can check every draw.
 """
 
 from __future__ import annotations
@@ -22,21 +22,25 @@ _KIND = operator.attrgetter("kind")
 
 
 class Deck(list[Card]):
-    """Cards in draw order, the top one at the end of the list; `draw()` takes it. A list
-    itself, so that `len(deck)` and `while deck`, asked at every draw and every solve, cost
-    no Python call."""
+    """Cards in draw order, the top one at the end of the list: `pop()` draws it. A list
+    itself, so that drawing, `len(deck)` and `while deck`, done at every solve, cost no
+    Python call. `last_goal` is how many cards lie beneath the deepest goal card: goal cards
+    are left while more cards than that are (the rules ask at every goal card drawn)."""
 
-    __slots__ = ("goals",)
+    __slots__ = ("last_goal",)
 
     def __init__(self, draw_order: Sequence[Card]):
         super().__init__(draw_order[::-1])
-        self.goals = list(map(_KIND, draw_order)).count(GOAL)  # goal cards left
+        kinds = list(map(_KIND, self))  # bottom first
+        self.last_goal = kinds.index(GOAL) if GOAL in kinds else len(kinds)
 
-    def draw(self) -> Card:
-        card = self.pop()
-        if card.kind == GOAL:
-            self.goals -= 1
-        return card
+    def goals_left(self) -> bool:
+        return len(self) > self.last_goal
+
+    @property
+    def goals(self) -> int:
+        """How many goal cards are left."""
+        return list(map(_KIND, self)).count(GOAL)
 
     @property
     def order(self) -> list[Card]:
@@ -46,7 +50,7 @@ class Deck(list[Card]):
     def copy(self) -> Deck:
         new = Deck(())
         new[:] = self
-        new.goals = self.goals
+        new.last_goal = self.last_goal
         return new
 
 

@@ -123,8 +123,7 @@ class Game:
             interpret_turn if interpreter else run_turn
         self.per_goal = cards_per_goal(options.bits)
         self._queue = not options.versus  # SLOT and PENDING mean something
-        self._power_per_seat = [0] + [options.power_for(s, self.players)
-                                      for s in range(1, self.players + 1)]
+        self._power_per_seat = options.powers(self.players)
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
         if options.hackers:
             m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
@@ -154,7 +153,7 @@ class Game:
     def draw(self, seat: int | None) -> Card:
         """Take the deck's top card (`seat` None: the table draws it)."""
         deck = self.state.deck
-        card = deck.draw()
+        card = deck.pop()
         self.machine.deck = len(deck)  # what DECK reads
         if self.on_event is not None:
             self.on_event(ev.Draw(seat, card.kind, card.value, card.name))

@@ -98,6 +98,14 @@ class GameOptions:
             return tables.versus_power(level, self.bits)
         return tables.coop_power(level, self.bits, players)
 
+    def powers(self, players: int) -> tuple[int, ...]:
+        """Each seat's power per turn in halves, by seat (index 0 unused); kept on the options
+        by player count as `problems` is."""
+        known: dict[int, tuple[int, ...]] = self.__dict__.setdefault("_powers", {})
+        if players not in known:
+            known[players] = (0, *(self.power_for(s, players) for s in range(1, players + 1)))
+        return known[players]
+
     def problems(self, players: int) -> list[str]:
         """What is wrong with these options for a game of `players` players. Kept on the
         options (they are frozen) by player count: every `Game` asks, and a contest plays

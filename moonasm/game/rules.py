@@ -121,7 +121,7 @@ class CoopRules(Rules):
             return 0
         if n >= per_goal:
             return per_goal
-        return n if st.deck.goals == 0 else 0  # a lone card with no partner left
+        return 0 if st.deck.goals_left() else n  # a lone card with no partner left
 
     def goal_of(self, seat: int) -> int | None:
         k = self.active_cards()
@@ -156,7 +156,7 @@ class CoopRules(Rules):
         for i in range(0, len(st.pending), per_goal):
             group = st.pending[i:i + per_goal]
             values = tuple(c[0] for c in group)
-            complete = len(group) == per_goal or st.deck.goals == 0
+            complete = len(group) == per_goal or not st.deck.goals_left()
             goal = combine(values, g.options.bits) if complete else None
             out.append(PendingGoal(goal, values, max(c[1] for c in group)))
         return out
@@ -181,7 +181,7 @@ class CoopRules(Rules):
     def fill(self) -> None:
         """Draw until a goal is active, if the deck allows (setup; after the round's card)."""
         st = self.game.state
-        while not st.finished and self.active_cards() == 0 and st.deck.goals:
+        while not st.finished and self.active_cards() == 0 and st.deck.goals_left():
             if not self.draw_goal_card():
                 break
 
@@ -195,7 +195,7 @@ class CoopRules(Rules):
 
     def check_won(self) -> bool:
         st = self.game.state
-        if not st.pending and st.deck.goals == 0:
+        if not st.pending and not st.deck.goals_left():
             self.game.finish("won")
             return True
         return False
@@ -276,26 +276,26 @@ class VersusRules(Rules):
         emit = g.on_event
         got: list[int] = []
         while deck:  # Game.draw, inlined: a competitive game draws at every solve
-            card = deck.draw()
-            m.deck = len(deck)
+            card = deck.pop()
             if emit is not None:
                 emit(ev.Draw(seat, card.kind, card.value, card.name))
             kind = card.kind
-            if kind == BUG_KIND:
-                st.bugs += 1
-                st.hack_tokens[seat] += 1
-                m.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
-            elif kind == EVENT:
-                g.resolve_event(card)
-            else:
-                got.append(int(card.value or 0))
-                if deck.goals == 0:
+            if kind == GOAL:
+                got.append(card.value or 0)
+                if len(deck) <= deck.last_goal:
                     st.last_goal_taken = True
                 if len(got) == per_goal:
                     break
+            elif kind == BUG_KIND:
+                st.bugs += 1
+                st.hack_tokens[seat] += 1
+                m.hack_tokens[seat] = st.hack_tokens[seat]  # what TOKENS reads
+            else:
+                g.resolve_event(card)
+        m.deck = len(deck)  # what DECK reads
         st.goals[seat] = got or None
-        st.goal_values[seat] = (got[0] if len(got) == 1 else combine(got, g.options.bits)) \
-            if got else None
+        st.goal_values[seat] = None if not got else got[0] if len(got) == 1 else \
+            combine(got, g.options.bits)
 
     def solved(self) -> bool:
         """(A competitive game never ends within a turn: only at the end of a round.)"""
