@@ -307,6 +307,7 @@ class VersusRules(Rules):
         while goal is not None and m.regs[0] == goal:
             g.credit(seat, goal, st.goals[seat] or [])
             m.shown.pop(seat, None)
+            st.goals[seat] = st.goal_values[seat] = None  # none while the next is drawn
             self.draw_goal(seat)
             m.goal = m.target = goal = st.goal_values[seat]
         return goal is not None
