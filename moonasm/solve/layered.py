@@ -134,10 +134,10 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
         move_ids = np.concatenate([b[2] for b in batch])
         new_ops = np.concatenate([b[3] for b in batch])
         # Sort by (key, operations) in one int: the first of each key has the fewest.
-        order = np.argsort((canonical(new_states) << OPS_BITS) | new_ops)
-        new_states, parents, move_ids, new_ops = (
-            new_states[order], parents[order], move_ids[order], new_ops[order])
         keys = canonical(new_states)
+        order = np.argsort((keys << OPS_BITS) | new_ops)
+        keys, new_states, parents, move_ids, new_ops = (
+            keys[order], new_states[order], parents[order], move_ids[order], new_ops[order])
         first = np.ones(len(keys), dtype=bool)
         first[1:] = keys[1:] != keys[:-1]
         first &= ~_member(np, keys, visited)
