@@ -19,7 +19,16 @@ from hypothesis import strategies as st
 
 from moonasm import isa
 from moonasm.lang.check import check_source
-from moonasm.solve import BudgetExceeded, Problem, Solution, dijkstra, layered, solve
+from moonasm.solve import (
+    QUICK_STATES,
+    BudgetExceeded,
+    Problem,
+    Solution,
+    dijkstra,
+    layered,
+    search,
+    solve,
+)
 from moonasm.vm.script import run_script
 
 
@@ -188,6 +197,29 @@ def test_vectorised_and_plain_search_agree_and_answers_run(problem: Problem) -> 
     assert (fast.power, fast.operations) == (plain.power, plain.operations)
     run_answer(problem, plain)
     run_answer(problem, fast)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 5), st.tuples(*[st.integers(0, 31)] * 5), st.integers(0, 31),
+       st.sampled_from(isa.MODES), st.sets(st.sampled_from(["D", "ROL", "XOR", "INC"]), max_size=1),
+       st.booleans())
+def test_the_quick_search_gives_up_early_only_where_its_budget_would_stop_it(
+        bits: int, values: tuple[int, ...], goal: int, mode: str, disabled: set[str],
+        extras: bool) -> None:
+    """`solve` tries it first: looking ahead must not change which queries it answers, nor
+    what it answers."""
+    top = (1 << bits) - 1
+    problem = Problem(bits=bits, goal=goal & top, regs=tuple(v & top for v in values[:4]),  # type: ignore[arg-type]
+                      ram=(values[4] & top,), mode=mode, disabled=frozenset(disabled),
+                      extras=extras)
+    answers = []
+    for attempt in (lambda: dijkstra(problem, max_states=QUICK_STATES),
+                    lambda: search.quick(problem, seconds=60, states=QUICK_STATES)):
+        try:
+            answers.append(attempt())
+        except BudgetExceeded as stopped:
+            answers.append(stopped.limit)
+    assert answers[0] == answers[1]
 
 
 @settings(max_examples=25, deadline=None)

@@ -28,15 +28,15 @@ def solve(problem: Problem, *, seconds: float = DEFAULT_SECONDS,
     `layered`; everything else to the general Dijkstra of `search`."""
     import time
 
-    from moonasm.solve import layered
+    from moonasm.solve import layered, search
 
     if not layered.applies(problem):
         return dijkstra(problem, seconds=seconds, max_states=max_states)
     # Most puzzles are a few operations deep: plain Python settles them before numpy would
-    # have been imported.
+    # have been imported. The others it gives up on early, when it is sure to need more.
     started = time.perf_counter()
     try:
-        return dijkstra(problem, seconds=seconds, max_states=QUICK_STATES)
+        return search.quick(problem, seconds=seconds, states=QUICK_STATES)
     except BudgetExceeded:
         pass
     left = seconds - (time.perf_counter() - started)

@@ -34,6 +34,7 @@ MAX_BITS = 8  # wider binary tables would not fit in memory
 # States generated but not yet settled, at most (about 32 bytes each, and sorted once).
 MAX_PENDING = 6_000_000
 OPS_BITS = 12  # operations counts share an int64 with a key of 5 x 8 bits when sorting
+_ARRAYS: dict[int, tuple[list[int], Any]] = {}  # id(table) -> (table, its array): `_array`
 
 
 def applies(problem: Problem) -> bool:
@@ -70,8 +71,7 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
 
     sym = [i for i in (1, 2, 3) if isa.REGISTERS[i] not in problem.disabled]
     clear = ~sum(mask << (i * w) for i in sym)
-    arrays = {id(m.table): np.asarray(m.table, dtype=np.int64) for m in moves
-              if m.table is not None}
+    arrays = {id(m.table): _array(np, m.table) for m in moves if m.table is not None}
 
     def canonical(states: np.ndarray) -> np.ndarray:
         if len(sym) < 2:
@@ -134,10 +134,10 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
         move_ids = np.concatenate([b[2] for b in batch])
         new_ops = np.concatenate([b[3] for b in batch])
         # Sort by (key, operations) in one int: the first of each key has the fewest.
-        order = np.argsort((canonical(new_states) << OPS_BITS) | new_ops)
-        new_states, parents, move_ids, new_ops = (
-            new_states[order], parents[order], move_ids[order], new_ops[order])
         keys = canonical(new_states)
+        order = np.argsort((keys << OPS_BITS) | new_ops)
+        keys, new_states, parents, move_ids, new_ops = (
+            keys[order], new_states[order], parents[order], move_ids[order], new_ops[order])
         first = np.ones(len(keys), dtype=bool)
         first[1:] = keys[1:] != keys[:-1]
         first &= ~_member(np, keys, visited)
@@ -149,6 +149,16 @@ def solve(problem: Problem, *, seconds: float, max_states: int) -> Solution | No
         layers.append((level, keys, new_states, parents, move_ids, new_ops))
         settled += len(keys)
         frontier = (new_states, new_ops)
+
+
+def _array(np: Any, table: list[int]) -> np.ndarray:
+    """An operation's table (from `search`, built once per process) as an array, converted
+    once too: at 8 bits a binary table takes milliseconds. The entry holds the table, so its
+    id cannot be reused."""
+    entry = _ARRAYS.get(id(table))
+    if entry is None:
+        entry = _ARRAYS[id(table)] = (table, np.asarray(table, dtype=np.int64))
+    return entry[1]
 
 
 def _member(np: Any, keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
