@@ -16,7 +16,8 @@ from moonasm.vm.folded import FoldedRunner, Thinking
 
 POOL = ["INC A", "DEC B", "CMP A, GOAL", "CMP B, 3", "CMP POWER, 2", "CMP C, B", "JE l0",
         "JNE l1", "JL l2", "JG l3", "JMP l0", "JMP l1", "MOV A, C", "XOR A, B", "ADD C, B",
-        "END", "HACK 2", "MOV RAM, A"]
+        "END", "HACK 2", "MOV RAM, A", "CMP RAM, GOAL", "CMP RAM2, B", "CMP GOAL2, 5",
+        "CMP GOAL1, A", "CMP ERROR B, 1", "CMP COST INC, POWER", "CMP SCORE2, 1"]
 
 
 def _thinks(event: Any) -> bool:

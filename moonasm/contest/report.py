@@ -256,46 +256,55 @@ class _Frames:
         table = self.table
         seat = table.seat or 0
         lines: list[int] = []
+        last = None
         if seat in self.visible:
             lines = stretch.lines()
+            last = lines[-1]
             known = self.statements.setdefault(seat, {})
-            for stmt in stretch.stmts:
-                known.setdefault(stmt.line, stmt.text)
-        last = stretch.stmts[-1].line if seat in self.visible else None
+            if not known.keys() >= set(lines):  # a line not seen before (rare past the start)
+                for stmt in stretch.stmts:
+                    known.setdefault(stmt.line, stmt.text)
         self.frames.append(["think", table.round, seat, stretch.count, lines, stretch.cycle,
                             last])
 
     def add(self, event: ev.AnyEvent) -> None:
         table = self.table
         table.apply(event)
-        seat = getattr(event, "seat", None) or table.seat
-        text = None
-        if not isinstance(event, ev.Unknown) and not (type(event) is ev.Draw
-                                                      and event.card == "goal"):
-            text = say(event, self.voice, table.disabled_before)
-        if type(event) is ev.Result:
-            self.result = event.result
-        if text is None:
+        if type(event) is ev.Step:  # half the events: only the machine changed, unless said
+            seat = event.seat
+            self.frames.append(
+                ["step", table.round, seat, list(table.registers), list(table.ram),
+                 table.power if table.seat else None, say(event, self.voice),
+                 # an operation as players at the table saw it, not where it is
+                 event.line if seat in self.visible else None,
+                 self._table_now() if self._changed else 0])
+            return
+        if isinstance(event, ev.Unknown) or type(event) is ev.Draw and event.card == "goal":
             self._changed = True
             return
-        line = getattr(event, "line", None)
-        if type(event) is ev.Step and seat not in self.visible:
-            line = None  # an operation as players at the table saw it, not where it is
+        if type(event) is ev.Result:
+            self.result = event.result
         if type(event) is ev.Fault:  # its kind and line are public (spec §10)
             self.fault_frames[f"{table.round}:{event.seat}"] = len(self.frames)
-        frame: list[Any] = [event.EVENT, table.round, seat, list(table.registers),
-                            list(table.ram), table.power if table.seat else None, text, line]
-        if type(event) is ev.Step and not self._changed:
-            frame.append(0)
-        else:
-            self._changed = False
-            seats = self.seats
-            now = [table.deck, [table.scores[s] for s in seats],
-                   [table.goal_of(s) for s in seats], sorted(table.shown),
-                   [p.goal for p in table.pending], list(table.disabled)]
-            frame.append(0 if now == self._table else now)
-            self._table = now
-        self.frames.append(frame)
+        self.frames.append([event.EVENT, table.round,
+                            getattr(event, "seat", None) or table.seat, list(table.registers),
+                            list(table.ram), table.power if table.seat else None,
+                            say(event, self.voice, table.disabled_before),
+                            getattr(event, "line", None), self._table_now()])
+
+    def _table_now(self) -> list[Any] | int:
+        """The table around the machine for a frame: 0 when it is the last frame's."""
+        self._changed = False
+        table = self.table
+        seats = self.seats
+        goals = [table.goals.get(s) for s in seats] if table.versus else \
+            [table.active_goal] * len(seats)
+        now = [table.deck, [table.scores[s] for s in seats], goals, sorted(table.shown),
+               [p.goal for p in table.pending], list(table.disabled)]
+        if now == self._table:
+            return 0
+        self._table = now
+        return now
 
 
 class _ViewerVoice(Voice):
@@ -319,7 +328,8 @@ def embed_json(data: Any) -> str:
     """JSON to put inside `<script type="application/json">`: `<`, `>`, `&`, U+2028 and
     U+2029 written as escapes, so no string (a bot named `</script>` or `<!--<script>`) can
     end the element or open a comment in it; `JSON.parse` reads it back unchanged."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    # no check for cycles (the data is made here, as trees): 15 % of encoding a viewer game
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, check_circular=False)
     for char, escape in _ESCAPES:  # str.replace scans in C; translate looked up every char
         if char in text:
             text = text.replace(char, escape)

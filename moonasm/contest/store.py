@@ -23,6 +23,7 @@ whatever order the games were played or stored in.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable
@@ -53,6 +54,11 @@ CREATE TABLE IF NOT EXISTS faults (
     power INTEGER, PRIMARY KEY (grp, idx, n));
 """
 
+
+# A record's seats, scores and winners as the store holds them (JSON). A tournament has few
+# of each (a pairing's two seatings, a game's likely scores), and encoding them was half of
+# storing a game.
+_text = functools.lru_cache(maxsize=4096)(json.dumps)
 
 # The store file of a tournament's --out directory and of a hill's directory.
 STORE_NAMES = ("results.sqlite", "hill.sqlite")
@@ -155,15 +161,15 @@ class Store:
         with self.db:
             self.db.executemany(
                 "INSERT OR REPLACE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [(r.group, r.index, r.seed, json.dumps(r.seats), r.result, r.rounds,
-                  json.dumps(r.scores), json.dumps(r.winners)) for r in records])
+                [(r.group, r.index, r.seed, _text(r.seats), r.result, r.rounds,
+                  _text(r.scores), _text(r.winners)) for r in records])
             # a game played again (it did not belong: `integrity.belonging`) keeps no old fault
             self.db.executemany("DELETE FROM faults WHERE grp = ? AND idx = ?",
                                 [r.key for r in records])
             self.db.executemany(
                 "INSERT OR REPLACE INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [(r.group, r.index, n, f.seat, r.seats[f.seat - 1], f.round, f.kind, f.message,
-                  f.line, f.column, f.statement, json.dumps(f.registers), f.ram, f.power)
+                  f.line, f.column, f.statement, _text(f.registers), f.ram, f.power)
                  for r in records for n, f in enumerate(r.faults)])
 
     def games(self, where: str = "", params: tuple[Any, ...] = ()) -> list[GameRecord]:
