@@ -10,7 +10,9 @@ import re
 from typing import NamedTuple
 
 _WINDOW = 80  # characters of a very long source line shown around the caret
-_LONG_WORD = re.compile(r"[^\s'\"]{48,}")  # a quote around a long word stays
+# A quote around a long word stays. A pattern, not a compiled regex: `re` compiles it when a
+# message is first shortened, so a valid program's check pays nothing for it at start-up.
+_LONG_WORD = r"[^\s'\"]{48,}"
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:
@@ -21,7 +23,7 @@ def count(number: int, noun: str, plural: str | None = None) -> str:
 
 def shorten(message: str) -> str:
     """A message quoting a 200,000-character token helps nobody: cut long words short."""
-    return _LONG_WORD.sub(lambda m: m.group(0)[:40] + "…", message)
+    return re.sub(_LONG_WORD, lambda m: m.group(0)[:40] + "…", message)
 
 
 class Span(NamedTuple):

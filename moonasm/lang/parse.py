@@ -91,7 +91,12 @@ def parse(text: str) -> Parsed:
 
 MAX_SOURCE_CHARS = 1 << 20
 MAX_LINE_CHARS = 4096
-_UNDECODABLE = re.compile("[\udc80-\udcff]")
+
+
+def _undecodable(text: str) -> re.Match[str] | None:
+    """The first byte that was not UTF-8 (`decode` keeps it as a surrogate), if any. ASCII
+    text has none: checking it compiles no regex, which costs start-up time."""
+    return None if text.isascii() else re.search("[\udc80-\udcff]", text)
 
 
 def _refuse(text: str, lines: list[str]) -> list[Diagnostic]:
@@ -106,7 +111,7 @@ def _refuse(text: str, lines: list[str]) -> list[Diagnostic]:
 def _parse(text: str, lines: list[str]) -> Parsed:
     from lark.exceptions import UnexpectedInput
 
-    if _UNDECODABLE.search(text):  # the lexer would take a bad byte in a comment or string
+    if _undecodable(text):  # the lexer would take a bad byte in a comment or string
         return _parse_statements(lines)
     parser = _parser()
     try:
@@ -127,7 +132,7 @@ def _parse_statements(lines: list[str]) -> Parsed:
     errors: list[Diagnostic] = []
     for number, line in enumerate(lines, 1):
         for start, piece in split_statements(line):
-            bad = _UNDECODABLE.search(piece)
+            bad = _undecodable(piece)
             if bad is not None:
                 errors.append(Diagnostic("syntax", describe_char(bad.group()),
                                          Span(number, start + bad.start() + 1)))
