@@ -4,7 +4,8 @@ Every problem moonasm finds in a program, static or at run time, becomes a `Diag
 module is the one place that renders them, so the CLI, the REPL and the game logs agree.
 """
 
-from __future__ import annotations
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): typing
+# compiles each NamedTuple field annotation given as a string, start-up time every run pays.
 
 import re
 from typing import NamedTuple
