@@ -8,7 +8,8 @@ docs/language.md are generated from it (a test fails if the docs drift).
 Power is counted in *halves* everywhere: an operation that costs ½ costs 1 here.
 """
 
-from __future__ import annotations
+# Annotations are evaluated, not postponed (no `from __future__ import annotations`): typing
+# compiles each NamedTuple field annotation given as a string, start-up time every run pays.
 
 import enum
 from typing import NamedTuple

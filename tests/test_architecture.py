@@ -73,3 +73,17 @@ def test_a_command_imports_no_other_command() -> None:
     out = subprocess.run([sys.executable, "-c", code, "check", "examples/design-card.masm"],
                          capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert out.stdout.splitlines()[-1] == "0 ['moonasm.cli.check_cmd']", out.stdout + out.stderr
+
+
+@pytest.mark.parametrize(("argv", "loaded"), [
+    (["check", "examples/design-card.masm", "examples/loop.masm"], []),
+    (["check", "--json", "examples/design-card.masm"], ["argparse", "gettext", "locale"])])
+def test_check_of_file_names_alone_imports_no_argparse(argv: list[str], loaded: list[str]) \
+        -> None:
+    """With no option to read, `moonasm check` leaves argparse, gettext and locale unloaded:
+    ~3 ms of its start-up."""
+    code = ("import sys; from moonasm.cli.main import main; status = main(sys.argv[1:]); "
+            "print(status, [m for m in ('argparse', 'gettext', 'locale') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,
+                         timeout=60, cwd=ROOT)
+    assert out.stdout.splitlines()[-1] == f"0 {loaded}", out.stdout + out.stderr

@@ -186,6 +186,17 @@ def test_check_needs_a_file(cli) -> None:
     assert cli("check").status == 2
 
 
+def test_file_names_alone_are_checked_as_argparse_reads_them(cli, masm, tmp_path) -> None:
+    """`check FILE...` does without argparse (`moonasm.cli.main`); after `--` argparse reads
+    the same file names: what the user sees must not differ."""
+    from conftest import EXAMPLES
+
+    files = [str(EXAMPLES / "design-card.masm"), masm("INC A\nloop: INC B\n"),
+             masm("NOT RAM\nFOO\n"), str(tmp_path / "nope.masm")]
+    for given in (files[:1], files[:2], files[:3], files):
+        assert cli("check", *given) == cli("check", "--", *given)
+
+
 def test_every_example_checks_in_a_subprocess() -> None:
     from conftest import EXAMPLES
 

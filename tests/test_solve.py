@@ -262,7 +262,7 @@ def test_nothing_cheaper_than_the_answer_among_all_short_programs() -> None:
                                      sets=dict(zip("ABCD", regs, strict=True)))
         best = None
         for program in programs:
-            outcome = run_script(dataclasses.replace(program, config=config))
+            outcome = run_script(program._replace(config=config))
             if outcome.fault is None and outcome.reached:
                 cost = (outcome.machine.spent, program.statement_count)
                 best = cost if best is None else min(best, cost)

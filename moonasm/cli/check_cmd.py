@@ -7,7 +7,6 @@ when every file is valid (warnings or not), 3 otherwise, 2 for a usage error."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from typing import TYPE_CHECKING
 
@@ -26,6 +25,8 @@ from moonasm.diagnostics import Diagnostic, count
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
+    import argparse
+
     from moonasm.lang.check import Program
     from moonasm.lang.parse import Parsed
 
@@ -46,12 +47,18 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
 
 
 def main(args: argparse.Namespace) -> int:
+    return check_files(args.files, bot=args.bot, max_errors=args.max_errors, as_json=args.json)
+
+
+def check_files(paths: list[str], *, bot: bool, max_errors: int | None, as_json: bool) -> int:
+    """The command, its options given: `moonasm.cli.main` calls it without argparse when the
+    command line is file names alone."""
     from moonasm.lang.check import check
     from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
     try:
-        texts = [(f, read_program(f)) for f in args.files]
+        texts = [(f, read_program(f)) for f in paths]
     except UsageError as e:
         return fail_usage(e.message, e.file)
     files: list[JsonObject] = []
@@ -60,7 +67,7 @@ def main(args: argparse.Namespace) -> int:
     files_with_problems = 0
     for name, text in texts:
         parsed = parse(text)
-        result = check(parsed, bot=args.bot or is_bot(parsed))
+        result = check(parsed, bot=bot or is_bot(parsed))
         program = result.program
         par = _par_problems(program, parsed) if program is not None else []
         par_errors = [d for d in par if d.severity == "error"]
@@ -73,21 +80,21 @@ def main(args: argparse.Namespace) -> int:
         files_with_problems += bool(problems)
         visible: list[Diagnostic] = []
         for d in problems:
-            if args.max_errors is not None and errors_shown >= args.max_errors:
+            if max_errors is not None and errors_shown >= max_errors:
                 break  # past the cap nothing more is shown, warnings included
             visible.append(d)
             errors_shown += d.severity == "error"
-        if not args.json:
+        if not as_json:
             print_diagnostics(name, parsed.lines, visible)
         shown += [diagnostic_json(d, name) for d in visible]
         files.append({"file": name, "ok": program is not None,
                       "statements": program.statement_count if program is not None else None})
-        if program is not None and not args.json:
+        if program is not None and not as_json:
             what = "bot" if program.bot else "script"
             print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0
-    if args.json:
+    if as_json:
         print_json({"ok": ok, "files": files, "errors": errors, "warnings": warnings,
                     "diagnostics": shown})
     elif summary:

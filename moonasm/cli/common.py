@@ -12,7 +12,6 @@ itself. `moonasm.cli.main` records the command being run in `INVOCATION` before 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from collections.abc import Callable
@@ -22,6 +21,8 @@ from moonasm.diagnostics import Diagnostic
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
+    import argparse
+
     from moonasm.lang.directives import DirectiveSpec
 
 JsonObject = dict[str, object]
@@ -139,6 +140,9 @@ def use_color(stream: IO[str]) -> bool:
         return False
 
 
+# The option types below import argparse where they raise its error: argparse, calling them,
+# has loaded it already, and `moonasm check FILE...`, with no option, need not load it at all.
+
 # What an option's value must look like, quoted in its error message.
 VALUE_RULE = "a value is a whole number: 6, 0b0110 or 0x6"
 _WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
@@ -147,6 +151,8 @@ _WIDEST = 16  # bits: no machine is wider, so no longer value can fit any
 def option_number(text: str, *, power: bool, rule: str) -> int:
     """A number read by the language's one literal reader (spec §3); a malformed one is
     reported with the option's rule, the others' messages say what to write instead."""
+    import argparse
+
     from moonasm.lang.numbers import NumberError, read_number
 
     try:
@@ -160,6 +166,8 @@ def parse_value(text: str) -> int:
     """A register value: a whole number in decimal, 0b binary or 0x hexadecimal, at most
     16 bits (whether it fits the machine's width is checked once the width is known); for
     argparse `type=`."""
+    import argparse
+
     from moonasm.diagnostics import shorten
 
     value = option_number(text, power=False, rule=VALUE_RULE)
@@ -173,6 +181,8 @@ def width_parser(low: int, high: int = 16, what: str = "width") -> Callable[[str
     """An argparse `type=` for a register width from `low` to `high` bits."""
 
     def parse(text: str) -> int:
+        import argparse
+
         try:
             bits = int(text)
         except ValueError:
@@ -189,6 +199,8 @@ parse_bits = width_parser(1)
 
 
 def parse_positive(text: str) -> int:
+    import argparse
+
     try:
         value = int(text)
     except ValueError:
