@@ -57,8 +57,9 @@ CREATE TABLE IF NOT EXISTS faults (
 
 # A record's seats, scores and winners as the store holds them (JSON). A tournament has few
 # of each (a pairing's two seatings, a game's likely scores), and encoding them was half of
-# storing a game.
-_text = functools.lru_cache(maxsize=4096)(json.dumps)
+# storing a game. Games are stored a group at a time, so a few hundred entries hold what
+# repeats; thousands would hold a 50-bot field's every seating, a megabyte or two.
+_text = functools.lru_cache(maxsize=256)(json.dumps)
 
 # The store file of a tournament's --out directory and of a hill's directory.
 STORE_NAMES = ("results.sqlite", "hill.sqlite")
