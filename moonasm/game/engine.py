@@ -220,8 +220,19 @@ class Game:
             return False
         if st.turn_open:
             raise GameError("a turn is already open; call end_turn() first")
-        seat = st.seat
+        if not self._open_turn(st.seat):
+            return False
+        st.turn_open = True
+        st.turn_steps = 0
         m = self.machine
+        if m.regs[0] == m.target:  # solved at the turn's start
+            return self.rules.solved()
+        return True
+
+    def _open_turn(self, seat: int) -> bool:
+        """Show `seat` its goal and, if it has one, hand it the machine with its power (the
+        `Turn` event); else the `Skip` event and False. `begin_turn` and `play` share it."""
+        st, m = self.state, self.machine
         self.rules.show_goal()
         if m.goal is None:
             if self.on_event is not None:
@@ -230,13 +241,9 @@ class Game:
         m.begin_turn(seat, self._power_per_seat[seat])
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
-        st.turn_open = True
-        st.turn_steps = 0
         if self.on_event is not None:
             self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
                                   self._ram()))
-        if m.regs[0] == m.target:  # solved at the turn's start
-            return self.rules.solved()
         return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
@@ -253,12 +260,15 @@ class Game:
             hooks = Hooks(solved=self.rules.solved, hack=self._hack, trace=self._tracer(trace))
         outcome = self.runner(m, turn, hooks, self.options.max_steps)
         st.turn_steps += outcome.steps
-        fault = outcome.fault
-        if fault is not None:
-            st.faults[st.seat] += 1
-            if self.on_event is not None:
-                self.on_event(ev.Fault.of(st.seat, fault))
+        if outcome.fault is not None:
+            self._fault(st.seat, outcome.fault)
         return outcome
+
+    def _fault(self, seat: int, fault: Fault) -> None:
+        """A turn of `seat` ended in `fault`: counted, and the `Fault` event."""
+        self.state.faults[seat] += 1
+        if self.on_event is not None:
+            self.on_event(ev.Fault.of(seat, fault))
 
     def _tracer(self, trace: Trace | None) -> Trace:
         sink = self.on_event if self.steps else None
@@ -280,6 +290,12 @@ class Game:
             st.turn_open = False
             if self.on_event is not None:
                 self.on_event(ev.EndTurn(st.seat, st.turn_steps))
+        self._pass_turn()
+
+    def _pass_turn(self) -> None:
+        """On to the next seat; after the last, the end-of-round procedure and the next round.
+        The result once the game is over. `end_turn` and `play` share it."""
+        st = self.state
         if not st.finished:
             st.seat += 1
             if st.seat > self.players:
@@ -323,9 +339,9 @@ class Game:
         bot's turn ends in a fault, the machine as the fault left it (a contest keeps it).
 
         Every bot game runs this loop: `begin_turn`, `run` and `end_turn` (the REPL's
-        steps of a turn) inlined, the same events in the same order; the tests play games
-        both ways and compare them. Calling those three and their checks for every turn
-        was a fifth of the engine's own time in a contest game."""
+        steps of a turn) without their checks and bookkeeping for a human's turn, through
+        the same `_open_turn`, `_fault` and `_pass_turn`; the tests play games both ways and
+        compare them."""
         if len(programs) != self.players:
             raise ValueError(f"{len(programs)} programs for {self.players} seats")
         st, m, rules = self.state, self.machine, self.rules
@@ -336,46 +352,21 @@ class Game:
         if self.steps:
             hooks = Hooks(solved=rules.solved, hack=self._hack, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
-        runner, max_steps, power = self.runner, self.options.max_steps, self._power_per_seat
-        show_goal, solved, queue, players = rules.show_goal, rules.solved, self._queue, \
-            self.players
+        runner, max_steps = self.runner, self.options.max_steps
         while not st.finished:
             seat = st.seat
-            show_goal()
-            if m.goal is None:
-                if emit is not None:
-                    emit(ev.Skip(st.round, seat, "no goal"))
-            else:
-                m.begin_turn(seat, power[seat])
-                if queue:
-                    m.slot, m.pending = rules.queue_counts()
-                if emit is not None:
-                    emit(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
-                                 self._ram()))
+            if self._open_turn(seat):
                 steps = 0
-                if m.regs[0] != m.target or solved():  # (a goal solved at the turn's start)
+                if m.regs[0] != m.target or rules.solved():  # (solved at the turn's start)
                     outcome = runner(m, turns[seat - 1], hooks, max_steps)
                     steps = outcome.steps
-                    fault = outcome.fault
-                    if fault is not None:
-                        st.faults[seat] += 1
-                        if emit is not None:
-                            emit(ev.Fault.of(seat, fault))
+                    if outcome.fault is not None:
+                        self._fault(seat, outcome.fault)
                         if on_fault is not None:
-                            on_fault(seat, fault)
+                            on_fault(seat, outcome.fault)
                 if emit is not None:
                     emit(ev.EndTurn(seat, steps))
-            if not st.finished:
-                if seat < players:
-                    st.seat = seat + 1
-                else:
-                    self._end_round()
-                    if not st.finished:
-                        st.round += 1
-                        m.round = st.round  # what ROUND reads
-                        st.seat = 1
-            if st.finished:
-                self._send_result()
+            self._pass_turn()
             if after_turn is not None:
                 after_turn()
         return self.result()
