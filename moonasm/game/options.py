@@ -17,10 +17,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from moonasm import isa
 from moonasm.game import tables
+
+_T = TypeVar("_T")
 
 MODES = ("coop", "versus")
 # What each mode is called in a sentence.
@@ -99,21 +101,23 @@ class GameOptions:
         return tables.coop_power(level, self.bits, players)
 
     def powers(self, players: int) -> tuple[int, ...]:
-        """Each seat's power per turn in halves, by seat (index 0 unused); kept on the options
-        by player count as `problems` is."""
-        known: dict[int, tuple[int, ...]] = self.__dict__.setdefault("_powers", {})
-        if players not in known:
-            known[players] = (0, *(self.power_for(s, players) for s in range(1, players + 1)))
-        return known[players]
+        """Each seat's power per turn in halves, by seat (index 0 unused)."""
+        return self._kept("_powers", players, lambda n: (
+            0, *(self.power_for(s, n) for s in range(1, n + 1))))
 
     def problems(self, players: int) -> list[str]:
-        """What is wrong with these options for a game of `players` players. Kept on the
-        options (they are frozen) by player count: every `Game` asks, and a contest plays
-        thousands of games with one set of options."""
-        known: dict[int, list[str]] = self.__dict__.setdefault("_problems", {})
+        """What is wrong with these options for a game of `players` players."""
+        return list(self._kept("_problems", players, lambda n: [
+            message for _, message in self.keyed_problems(n)]))
+
+    def _kept(self, name: str, players: int, make: Callable[[int], _T]) -> _T:
+        """`make(players)`, kept on the options (they are frozen) by player count: every
+        `Game` asks for its seats' powers and problems, and a contest plays thousands of
+        games with one set of options."""
+        known: dict[int, _T] = self.__dict__.setdefault(name, {})
         if players not in known:
-            known[players] = [message for _, message in self.keyed_problems(players)]
-        return list(known[players])
+            known[players] = make(players)
+        return known[players]
 
     def keyed_problems(self, players: int) -> list[tuple[str, str]]:
         """`problems`, each with the key of the option it is about ("players": the seats);
