@@ -294,6 +294,7 @@ class VersusRules(Rules):
                 g.resolve_event(card)
         m.deck = len(deck)  # what DECK reads
         st.goals[seat] = got or None
+        # (combine's own one-card case without the call: 2-3 µs of a game's 45 outside bots)
         st.goal_values[seat] = None if not got else got[0] if len(got) == 1 else \
             combine(got, g.options.bits)
 
