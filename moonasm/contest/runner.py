@@ -164,6 +164,7 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
     (`moonasm.contest.stored`)."""
     from moonasm.game import events as ev
     from moonasm.game.engine import Game
+    from moonasm.vm.machine import power_or_none
 
     game = Game(options, names, seed=spec.seed)
     faults: list[FaultRecord] = []
@@ -173,7 +174,7 @@ def play_game(options: GameOptions, spec: GameSpec, programs: list[Program],
         f = ev.Fault.of(seat, fault)
         faults.append(FaultRecord(
             seat, game.round, f.kind, f.message, f.line, f.column, f.statement,
-            tuple(m.regs), m.ram[seat], None if m.power == float("inf") else int(m.power)))
+            tuple(m.regs), m.ram[seat], power_or_none(m.power)))
 
     result = game.play(programs, on_fault=keep)
     players = result["players"]

@@ -50,7 +50,7 @@ from moonasm.game.rules import CoopRules, PendingGoal, Rules, VersusRules
 from moonasm.game.state import GameState, copy_machine
 from moonasm.vm.compile import run_turn
 from moonasm.vm.interpret import TurnOutcome, interpret_turn
-from moonasm.vm.machine import Fault, Hooks, Machine
+from moonasm.vm.machine import Fault, Hooks, Machine, power_or_none
 
 if TYPE_CHECKING:
     from moonasm.lang.check import Program, Stmt, Turn
@@ -86,14 +86,6 @@ class GameSnapshot:
 
 class GameError(Exception):
     """The game was driven the wrong way (e.g. `run` without an open turn)."""
-
-
-_UNLIMITED = float("inf")
-
-
-def _power(halves: float) -> int | None:
-    """Power in halves as an event holds it: None for unlimited."""
-    return None if halves == _UNLIMITED else int(halves)
 
 
 class Game:
@@ -242,7 +234,7 @@ class Game:
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
         if self.on_event is not None:
-            self.on_event(ev.Turn(st.round, seat, _power(m.power), m.goal, tuple(m.regs),
+            self.on_event(ev.Turn(st.round, seat, power_or_none(m.power), m.goal, tuple(m.regs),
                                   self._ram()))
         return True
 
@@ -275,7 +267,7 @@ class Game:
 
         def step(stmt: Stmt, cost: int, m: Machine) -> None:
             if sink is not None:
-                sink(ev.Step(m.player, stmt.line, stmt.text, cost, _power(m.power),
+                sink(ev.Step(m.player, stmt.line, stmt.text, cost, power_or_none(m.power),
                              tuple(m.regs), self._ram()))
             if trace is not None:
                 trace(stmt, cost, m)

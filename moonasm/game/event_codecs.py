@@ -108,12 +108,9 @@ def _halves(number: float | None) -> int | None:
     return None if number is None else round(number * 2)
 
 
-_UNLIMITED = float("inf")
-
-
 def _halves_text(halves: float | None) -> str:
     """`json.dumps(halves_number(halves))` in one call (a turn's power is in every turn line)."""
-    if halves is None or halves >= _UNLIMITED:
+    if halves is None or halves >= math.inf:
         return "null"
     whole = int(halves)
     return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)

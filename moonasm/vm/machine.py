@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 UNLIMITED = math.inf
 
 
+def power_or_none(halves: float) -> int | None:
+    """Power in halves as events and contest records hold it: None for unlimited."""
+    return None if halves == UNLIMITED else int(halves)
+
+
 class _Unusable(float):
     """The cost of an operation that cannot be used at all: infinite, and greater even than
     unlimited power (`math.inf`), so `CMP COST ROL, POWER` / `JG skip` skips a disabled ROL
