@@ -62,9 +62,9 @@ def _thinks(stmt: Stmt) -> bool:
     return not stmt.op.is_machine_op and stmt.op.mnemonic != "HACK"
 
 
-# How the fast loop reads a CMP operand: a number, a register, the acting seat's own goal,
-# its power left, or anything else through `compare_value`.
-_NUMBER, _REG, _GOAL, _POWER, _OTHER = range(5)
+# How the fast loop reads a CMP operand: a number as it is, anything else through
+# `compare_value`.
+_NUMBER, _OTHER = range(2)
 # When a CMP's operands must be checked (`guard`): a register B-D (while something is
 # disabled), the own goal (while there is none), another seat's RAM or goal always.
 _DISABLED, _NO_GOAL, _ALWAYS = 1, 2, 4
@@ -86,16 +86,14 @@ class _Think(NamedTuple):
 
 
 def _operand(arg: Arg) -> tuple[int, Any, int]:
-    """(kind, value, check) of a CMP operand."""
+    """(kind, value, check) of a CMP operand: the value is the number, or the operand."""
     kind = arg.kind
     if kind is ArgKind.NUMBER:
         return _NUMBER, arg.value, 0
     if kind is ArgKind.REG:
-        return _REG, arg.value, _DISABLED if arg.value else 0
-    if kind is ArgKind.POWER:
-        return _POWER, None, 0
+        return _OTHER, arg, _DISABLED if arg.value else 0
     if kind is ArgKind.GOAL and arg.value == 0:
-        return _GOAL, None, _NO_GOAL
+        return _OTHER, arg, _NO_GOAL
     if kind is ArgKind.GOAL or kind is ArgKind.RAM and arg.value:  # another seat's
         return _OTHER, arg, _ALWAYS
     return _OTHER, arg, 0
@@ -124,17 +122,6 @@ def _plan(turn: Turn) -> tuple[tuple[_Think | None, ...], frozenset[int]]:
             plan.append(_Think(stmt, stmt.args[0].value, taken, 0, None, 0, None, 0))
     plan.append(None)  # the end
     return tuple(plan), frozenset(range(end + 1))
-
-
-def _value(m: Machine, kind: int, value: Any) -> float:
-    """A CMP operand's value in halves other than a number, as `compare_value` gives it."""
-    if kind == _REG:
-        return m.regs[value] * 2
-    if kind == _GOAL:
-        return m.goal * 2  # type: ignore[operator]
-    if kind == _POWER:
-        return m.power
-    return compare_value(m, value)
 
 
 class FoldedRunner:
@@ -179,8 +166,8 @@ class FoldedRunner:
                         except Fault as fault:
                             self._fold(stretch)
                             return TurnOutcome(steps, fault.at(stmt))
-                    a = xv if x == _NUMBER else _value(m, x, xv)
-                    b = yv if y == _NUMBER else _value(m, y, yv)
+                    a = xv if x == _NUMBER else compare_value(m, xv)
+                    b = yv if y == _NUMBER else compare_value(m, yv)
                     m.cmp = (a > b) - (a < b)
                     pc += 1
                 steps += 1
