@@ -297,9 +297,8 @@ class _Frames:
         self._changed = False
         table = self.table
         seats = self.seats
-        goals = [table.goals.get(s) for s in seats] if table.versus else \
-            [table.active_goal] * len(seats)
-        now = [table.deck, [table.scores[s] for s in seats], goals, sorted(table.shown),
+        now = [table.deck, [table.scores[s] for s in seats], [table.goal_of(s) for s in seats],
+               sorted(table.shown),
                [p.goal for p in table.pending], list(table.disabled)]
         if now == self._table:
             return 0
