@@ -50,9 +50,10 @@ def main(args: argparse.Namespace) -> int:
     return check_files(args.files, bot=args.bot, max_errors=args.max_errors, as_json=args.json)
 
 
-def check_files(paths: list[str], *, bot: bool, max_errors: int | None, as_json: bool) -> int:
-    """The command, its options given: `moonasm.cli.main` calls it without argparse when the
-    command line is file names alone."""
+def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None = None,
+                as_json: bool = False) -> int:
+    """The command, its options given (by default, as `add_arguments` leaves them untyped):
+    `moonasm.cli.main` calls it without argparse when the command line is file names alone."""
     from moonasm.lang.check import check
     from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse

@@ -126,7 +126,7 @@ def _check_files(files: list[str]) -> int:
     INVOCATION.json = False
     INVOCATION.prog = "moonasm check"
     INVOCATION.failure = check_cmd.json_failure
-    return check_cmd.check_files(files, bot=False, max_errors=None, as_json=False)
+    return check_cmd.check_files(files)
 
 
 if __name__ == "__main__":  # pragma: no cover
