@@ -45,17 +45,16 @@ def _cache_path() -> str:
     return os.path.join(base, "moonasm", "pars.json")
 
 
-def _read_cache() -> dict[str, object]:
+def _read_cache(path: str) -> dict[str, object]:
     try:
-        with open(_cache_path(), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             data = json.load(f)
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
 
 
-def _write_cache(cache: dict[str, object]) -> None:
-    path = _cache_path()
+def _write_cache(cache: dict[str, object], path: str) -> None:
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
         keep = dict(list(cache.items())[-CACHE_ENTRIES:])
@@ -67,10 +66,11 @@ def _write_cache(cache: dict[str, object]) -> None:
         pass  # a cache that cannot be written only costs a search next time
 
 
-def optimum(config: Config) -> tuple[int, str] | str | None:
+def optimum(config: Config, cache_file: str | None = None) -> tuple[int, str] | str | None:
     """The optimum's (power in halves, program), UNREACHABLE, or None when the search ran out
-    of budget."""
-    cache = _read_cache()
+    of budget; kept in `cache_file` (default: the user's cache)."""
+    path = cache_file or _cache_path()
+    cache = _read_cache(path)
     key = _key(config)
     known = cache.get(key)
     if known == UNREACHABLE:
@@ -86,7 +86,7 @@ def optimum(config: Config) -> tuple[int, str] | str | None:
     answer: tuple[int, str] | str = UNREACHABLE if solution is None else (
         solution.power, solution.program().replace("\n", "; "))
     cache[key] = answer if isinstance(answer, str) else list(answer)
-    _write_cache(cache)
+    _write_cache(cache, path)
     return answer
 
 

@@ -165,7 +165,7 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
     where = execute.Where(jobs, args.scheduler)
     try:
         where = execute.connect(where)
-        app = build(directory, where)
+        app = build(directory, where, say=lambda line: print(line, flush=True))
     except (config.ConfigError, FileNotFoundError, ValueError, RuntimeError) as e:
         return _fail(str(e))
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET

@@ -88,3 +88,19 @@ def outcome_differs(stored: GameRecord, again: GameRecord) -> str | None:
             return (f"the store says {what} {getattr(stored, what)!r}, the bots play "
                     f"{getattr(again, what)!r}")
     return None
+
+
+def game_view(options: GameOptions, game_id: str, seats: list[tuple[str, str, str]],
+              readable: frozenset[int], seed: int, result: str) -> str:
+    """A stored game's viewer fragment for the server's game page, played again from plain
+    data (so that a worker process can do it): `seats` the (entrant key, name, source) of
+    each seat; `readable` the seats whose source and thinking the reader may see."""
+    from moonasm.contest.report import viewer_payload
+    from moonasm.contest.runner import program_of
+
+    programs = [program_of(key, source, options.bits) for key, _name, source in seats]
+    sources = {seat: source for seat, (_key, _name, source) in enumerate(seats, 1)
+               if seat in readable}
+    _data, fragment = viewer_payload(options, [name for _key, name, _source in seats],
+                                     programs, sources, game_id, seed=seed, result=result)
+    return fragment

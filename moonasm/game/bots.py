@@ -54,3 +54,13 @@ def bot(text: str, bits: int = 4) -> Program:
     if program is None:
         raise ValueError("\n".join(d.render("<bot>", lines) for d in errors))
     return program
+
+
+def submitted(data: bytes, bits: int, file: str) -> tuple[str | None, list[dict[str, object]]]:
+    """A submitted bot's file checked, in plain data a worker process sends back: its name
+    (its `.name`, None when it has none) and the diagnostics of a refused one, as `check
+    --json` lists them (empty when it is valid)."""
+    program, _lines, errors = check_bot(decode(data), bits)
+    if program is None:
+        return None, [d.to_json(file) for d in errors]
+    return program.config.name, []

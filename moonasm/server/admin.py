@@ -15,7 +15,7 @@ from starlette.routing import Route
 
 from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
-from moonasm.server.site import Site, site_of
+from moonasm.server.site import Site, site_of, writes
 from moonasm.server.submissions import _id
 
 FINAL_GAMES = 1000
@@ -25,26 +25,34 @@ def _hill_of(body: dict[str, Any], site: Site) -> str:
     return site.hill(guard.field_of(body, "hill", str)).key
 
 
-async def freeze(request: Request) -> Response:
+async def _admin_body(request: Request) -> tuple[Site, dict[str, Any]]:
+    """The site and the JSON body of a request only the admin may make (401/403 first)."""
     site = site_of(request)
-    guard.require(request, site.db, ["admin"])
-    key = _hill_of(await guard.json_body(request), site)
-    with site.db.write() as c:
-        c.execute("INSERT OR IGNORE INTO frozen VALUES (?)", (key,))
-    return JSONResponse({"hill": key, "frozen": True})
+    await site.db.execute_fn(guard.require, request, site.db, ["admin"])
+    return site, await guard.json_body(request)
+
+
+async def freeze(request: Request) -> Response:
+    site, body = await _admin_body(request)
+    return await site.db.execute_write_fn(_set_frozen, site, _hill_of(body, site), True)
 
 
 async def unfreeze(request: Request) -> Response:
-    site = site_of(request)
-    guard.require(request, site.db, ["admin"])
-    key = _hill_of(await guard.json_body(request), site)
+    site, body = await _admin_body(request)
+    return await site.db.execute_write_fn(_set_frozen, site, _hill_of(body, site), False)
+
+
+def _set_frozen(site: Site, key: str, frozen: bool) -> Response:
     with site.db.write() as c:
-        c.execute("DELETE FROM frozen WHERE hill=?", (key,))
-    return JSONResponse({"hill": key, "frozen": False})
+        if frozen:
+            c.execute("INSERT OR IGNORE INTO frozen VALUES (?)", (key,))
+        else:
+            c.execute("DELETE FROM frozen WHERE hill=?", (key,))
+    return JSONResponse({"hill": key, "frozen": frozen})
 
 
-async def disable(request: Request) -> Response:
-    site = site_of(request)
+@writes
+def disable(site: Site, request: Request) -> Response:
     guard.require(request, site.db, ["admin"])
     bot = _id(request)
     row = site.bot(bot)
@@ -61,9 +69,11 @@ def final_dir(site: Site, hill: str) -> Path:
 
 
 async def final(request: Request) -> Response:
-    site = site_of(request)
-    guard.require(request, site.db, ["admin"])
-    body = await guard.json_body(request)
+    site, body = await _admin_body(request)
+    return await site.db.execute_write_fn(_start_final, site, body)
+
+
+def _start_final(site: Site, body: dict[str, Any]) -> Response:
     key = _hill_of(body, site)
     games = guard.field_of(body, "games", int)
     if not 1 <= games <= FINAL_GAMES:

@@ -33,14 +33,16 @@ from moonasm.server.db import STORE_NAME, Database
 from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
-from moonasm.server.runs import Runs
+from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
 
 AREAS = (hills, submissions, games, admin, playground, courses, pages)
 
 
-def build(directory: Path, where: execute.Where) -> Starlette:
-    """The contest of `directory`, its ladder playing `where` once the app starts."""
+def build(directory: Path, where: execute.Where,
+          say: Callable[[str], None] = lambda line: None) -> Starlette:
+    """The contest of `directory`, its ladder playing `where` once the app starts; its
+    courses' optima proved first (`say` reports the progress)."""
     contest = config.load(directory)
     db = Database.open(directory / STORE_NAME)
     broker = Broker()
@@ -48,8 +50,9 @@ def build(directory: Path, where: execute.Where) -> Starlette:
     templates = Jinja2Templates(env=jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True))
     jobs = max(1, where.jobs)
-    site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates, jobs,
-                Runs(jobs))
+    runs = Runs(jobs)
+    site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates, jobs, runs,
+                Replays(runs), courses.prove_optima(contest.courses, directory, say))
     routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
     routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
                for name in ("viewer.js", "viewer.css")]
@@ -65,6 +68,7 @@ def build(directory: Path, where: execute.Where) -> Starlette:
         finally:
             ladder.stop()
             site.runs.stop()
+            db.stop_threads()
 
     app = Starlette(routes=routes, lifespan=lifespan,
                     exception_handlers={ApiError: answer_error, HTTPException: answer_error,
@@ -99,6 +103,10 @@ async def answer_error(request: Request, exc: Exception) -> Response:
             return exc.response()
         return guard.JSONResponse({"error": message}, status, headers=headers)
     site: Site = request.app.state.site
-    response = site.page(request, "error.html", status, status=status, message=message)
+
+    def page(request: Request) -> Response:
+        return site.page(request, "error.html", status, status=status, message=message)
+
+    response = await site.db.execute_fn(page, request)
     response.headers.update(headers)
     return response

@@ -20,7 +20,8 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from functools import lru_cache
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -33,7 +34,7 @@ from moonasm.server import guard
 from moonasm.server.config import Course
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person
-from moonasm.server.site import Site, site_of
+from moonasm.server.site import Site, reads, site_of
 from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope, as_json, total
 from moonasm.solve.puzzles import Lesson
 
@@ -56,20 +57,28 @@ def lesson_of(course: Course, name: str) -> Lesson:
     return lesson
 
 
-@lru_cache(maxsize=4096)
-def optimum(source: str) -> int | None:
-    """The least power (halves) that solves the puzzle, proved by the solver; None when it
-    cannot be proved within the budget."""
-    from moonasm.lang.check import check_source
-    from moonasm.solve import BudgetExceeded, Problem, solve
+OPTIMA_FILE = "optima.json"  # beside the store: the courses' optima, proved once
 
-    program = check_source(source).program
-    assert program is not None
-    try:
-        solution = solve(Problem.from_config(program.config), seconds=8.0)
-    except BudgetExceeded:
-        return None
-    return None if solution is None else solution.power
+
+def prove_optima(courses: tuple[Course, ...], directory: Path,
+                 say: Callable[[str], None]) -> dict[str, int | None]:
+    """Every course puzzle's optimum (power in halves; None when no program reaches the goal
+    or the solver's budget ran out), keyed by the puzzle's source: proved once at start by
+    `moonasm.par.optimum`, kept in DIR/optima.json, so that no request waits on the solver.
+    `say` reports the progress, a line a course."""
+    from moonasm.par import optimum
+
+    optima: dict[str, int | None] = {}
+    cache = str(directory / OPTIMA_FILE)
+    for course in courses:
+        began = time.monotonic()
+        for lesson in course.lessons:
+            if lesson.source not in optima:
+                found = optimum(lesson.config, cache)
+                optima[lesson.source] = found[0] if isinstance(found, tuple) else None
+        say(f"course {course.key}: the optima of {len(course.lessons)} puzzles proved "
+            f"({time.monotonic() - began:.1f} s)")
+    return optima
 
 
 def goal_text(lesson: Lesson) -> str:
@@ -133,6 +142,14 @@ async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
     from moonasm.solve.grading import grade_answer
 
     grade = await site.runs.call(grade_answer, lesson.config, source, ANSWER_FILE)
+    return await site.db.execute_write_fn(_store_answer, site, course, lesson, student, source,
+                                          grade)
+
+
+def _store_answer(site: Site, course: Course, lesson: Lesson, student: Person, source: str,
+                  grade: dict[str, Any]) -> dict[str, Any]:
+    """A graded answer stored (on the writer); the answer's object with the student's best
+    and the class's histogram."""
     halves = grade.pop("power_halves")
     with site.db.write() as c:
         c.execute("INSERT INTO answers (course, puzzle, student, source, grade, reached, "
@@ -143,7 +160,8 @@ async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
     best_power = best.power if best is not None and best.reached else None
     fault = grade.pop("fault")
     return {**grade, "faults": [fault] if fault else [],
-            "par": halves_number(lesson.par), "optimum": halves_number(optimum(lesson.source)),
+            "par": halves_number(lesson.par),
+            "optimum": halves_number(site.optima.get(lesson.source)),
             "best": halves_number(best_power),
             "histogram": histogram(site, course, lesson, best_power)}
 
@@ -179,7 +197,8 @@ def histogram(site: Site, course: Course, lesson: Lesson, yours: int | None,
     solvers = sum(counts.values())
     bins = None if solvers < max(1, shown_at) else [
         {"power": halves_number(p), "students": n} for p, n in sorted(counts.items())]
-    return {"solvers": solvers, "bins": bins, "optimum": halves_number(optimum(lesson.source)),
+    return {"solvers": solvers, "bins": bins,
+            "optimum": halves_number(site.optima.get(lesson.source)),
             "par": halves_number(lesson.par), "yours": halves_number(yours)}
 
 
@@ -187,7 +206,7 @@ async def post_answer_api(request: Request) -> Response:
     site = site_of(request)
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
-    student = student_in(guard.caller(request, site.db), course)
+    student = student_in(await site.db.execute_fn(guard.caller, request, site.db), course)
     return JSONResponse(await answer(site, course, lesson, student, await request.body()))
 
 
@@ -198,7 +217,7 @@ async def post_answer_page(request: Request) -> Response:
     guard.check_header(request)
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
-    student = student_in(guard.visitor(request, site.db), course)
+    student = student_in(await site.db.execute_fn(guard.visitor, request, site.db), course)
     return JSONResponse(await answer(site, course, lesson, student, await request.body()))
 
 
@@ -206,7 +225,8 @@ async def post_answer_page(request: Request) -> Response:
 
 def gradebook(site: Site, course: Course) -> tuple[list[PuzzleColumn],
                                                    list[tuple[str, list[Cell | None]]]]:
-    columns = [PuzzleColumn(p.slug, p.title, p.par, optimum(p.source)) for p in course.lessons]
+    columns = [PuzzleColumn(p.slug, p.title, p.par, site.optima.get(p.source))
+               for p in course.lessons]
     found = cells(site, course)
     students = site.db.all("SELECT id, name FROM people WHERE role='student' AND course=? "
                            "AND revoked=0 ORDER BY name, id", (course.key,))
@@ -232,8 +252,8 @@ def download(site: Site, course: Course, form: str) -> Response:
         "Content-Disposition": f'attachment; filename="{course.key}-grades.{suffix}"'})
 
 
-async def get_grades_api(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def get_grades_api(site: Site, request: Request) -> Response:
     guard.require(request, site.db, ("admin",))
     course = course_of(site, request.path_params["key"])
     return download(site, course, request.query_params.get("format", "json"))
@@ -248,8 +268,8 @@ def teacher(request: Request, site: Site) -> Person:
     return person
 
 
-async def get_grades_download(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def get_grades_download(site: Site, request: Request) -> Response:
     teacher(request, site)
     course = course_of(site, request.path_params["key"])
     form = request.path_params["form"]
@@ -258,13 +278,13 @@ async def get_grades_download(request: Request) -> Response:
 
 # -- pages ------------------------------------------------------------------------------------
 
-async def courses_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def courses_page(site: Site, request: Request) -> Response:
     return site.page(request, "courses.html", courses=site.contest.courses)
 
 
-async def course_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def course_page(site: Site, request: Request) -> Response:
     course = course_of(site, request.path_params["key"])
     me = guard.visitor(request, site.db)
     mine = progress(site, course, me.id) if me is not None and me.course == course.key else {}
@@ -275,8 +295,8 @@ async def course_page(request: Request) -> Response:
                      halves_number=halves_number)
 
 
-async def puzzle_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def puzzle_page(site: Site, request: Request) -> Response:
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
     index = course.lessons.index(lesson)
@@ -288,9 +308,9 @@ async def puzzle_page(request: Request) -> Response:
                      following=following, student=is_student)
 
 
-async def histogram_svg(request: Request) -> Response:
+@reads
+def histogram_svg(site: Site, request: Request) -> Response:
     """The class's histogram as an image (no names), the visitor's own best marked."""
-    site = site_of(request)
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
     me = guard.visitor(request, site.db)
@@ -304,8 +324,8 @@ async def histogram_svg(request: Request) -> Response:
                     media_type="image/svg+xml")
 
 
-async def grades_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def grades_page(site: Site, request: Request) -> Response:
     teacher(request, site)
     course = course_of(site, request.path_params["key"])
     columns, rows = gradebook(site, course)

@@ -9,16 +9,23 @@ Tokens and session ids are kept only as SHA-256 digests.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 STORE_NAME = "contest.sqlite"
 SCHEMA_VERSION = 1
+# Threads that run requests' reads (each with its own connection; WAL lets them run beside the
+# writer). Enough that a slow page does not hold a quick one; few enough to bound connections.
+READERS = 8
+T = TypeVar("T")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,6 +78,8 @@ class Database:
         self.path = path
         self._local = threading.local()
         self._write_lock = threading.Lock()
+        self._readers: ThreadPoolExecutor | None = None
+        self._writer: ThreadPoolExecutor | None = None
 
     @classmethod
     def create(cls, path: Path) -> Database:
@@ -138,3 +147,28 @@ class Database:
             self.read().backup(dest)
         finally:
             dest.close()
+
+    # -- off the event loop (Datasette's execute_fn / execute_write_fn) ------------------------
+
+    async def execute_fn(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` on a reader thread: a request's SQLite (and the rendering around it)
+        never runs on the event loop, so no request waits on another's reads."""
+        if self._readers is None:
+            self._readers = ThreadPoolExecutor(READERS, thread_name_prefix="store-read")
+        return await asyncio.get_running_loop().run_in_executor(
+            self._readers, functools.partial(fn, *args))
+
+    async def execute_write_fn(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` on the one writer thread: requests' writes queue there, one at a time,
+        and never hold a reader thread or the event loop while they wait for the store."""
+        if self._writer is None:
+            self._writer = ThreadPoolExecutor(1, thread_name_prefix="store-write")
+        return await asyncio.get_running_loop().run_in_executor(
+            self._writer, functools.partial(fn, *args))
+
+    def stop_threads(self) -> None:
+        """End the reader and writer threads (the server is stopping)."""
+        for pool in (self._readers, self._writer):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._readers = self._writer = None

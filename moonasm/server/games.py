@@ -22,7 +22,7 @@ from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import Challenge
 from moonasm.server.people import Person
-from moonasm.server.site import Site, readable_bots, site_of
+from moonasm.server.site import Site, readable_bots, reads, site_of
 from moonasm.server.submissions import _id, fault_json
 
 LIMIT = 100
@@ -69,8 +69,8 @@ def _whole(request: Request, key: str, default: int | None) -> int | None:
     return int(text)
 
 
-async def list_games(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def list_games(site: Site, request: Request) -> Response:
     person = guard.caller(request, site.db)
     limit = _whole(request, "limit", 20) or 0
     if not 1 <= limit <= LIMIT:
@@ -96,8 +96,8 @@ async def list_games(request: Request) -> Response:
     return JSONResponse({"games": [game_json(site, r, person) for r in rows]})
 
 
-async def get_game(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def get_game(site: Site, request: Request) -> Response:
     person = guard.caller(request, site.db)
     row = stored_game(site, _id(request), person)
     obj = game_json(site, row, person)
@@ -106,23 +106,23 @@ async def get_game(request: Request) -> Response:
     return JSONResponse(obj)
 
 
-def log_text(site: Site, row: sqlite3.Row, person: Person | None) -> str:
-    """The game's log as `moonasm play --log` writes it, played again from the stored
-    bots; faults of seats the reader may not see in their public form."""
+def replay_inputs(site: Site, row: sqlite3.Row) -> tuple[Any, ...]:
+    """What a worker needs to play a stored game again: plain data (options, record, bots)."""
     from moonasm.contest.entrants import Entrant
-    from moonasm.contest.stored import game_log
     from moonasm.server.ladder import record_of
 
     record = record_of(row)
-    ids = [int(k) for k in record.seats]
     bots = {}
-    for i in set(ids):
+    for i in {int(k) for k in record.seats}:
         b = site.bot(i)
         bots[str(i)] = Entrant(str(i), b["sha256"], f"bot-{i}.masm", b["name"],
                                b["author_name"], b["source"])
-    text = game_log(site.hill(row["hill"]).options, record, bots, cwd=None)
-    readable = readable_bots(person, site, ids)
-    hidden = {seat for seat, i in enumerate(ids, 1) if i not in readable}
+    return site.hill(row["hill"]).options, record, bots
+
+
+def public_log(text: str, hidden: set[int]) -> str:
+    """A game's log with the fault statements, messages and states of the `hidden` seats
+    set to null (spec §10: only a bot's author and the admin see them)."""
     if not hidden:
         return text
     lines = []
@@ -140,16 +140,34 @@ def log_text(site: Site, row: sqlite3.Row, person: Person | None) -> str:
 
 
 async def get_log(request: Request) -> Response:
+    """The game's log as `moonasm play --log` writes it, played again from the stored bots in
+    a worker process (cached); faults of the seats the reader may not see in public form."""
+    from moonasm.contest.stored import game_log
+
     site = site_of(request)
-    person = guard.caller(request, site.db)
-    row = stored_game(site, _id(request), person)
-    return Response(log_text(site, row, person), media_type="application/x-ndjson")
+
+    def look(request: Request) -> tuple[sqlite3.Row, set[int], tuple[Any, ...]]:
+        person = guard.caller(request, site.db)
+        row = stored_game(site, _id(request), person)
+        ids = json.loads(row["bots"])
+        readable = readable_bots(person, site, ids)
+        hidden = {seat for seat, i in enumerate(ids, 1) if i not in readable}
+        return row, hidden, replay_inputs(site, row)
+
+    row, hidden, inputs = await site.db.execute_fn(look, request)
+    text = await site.replays.get(("log", row["id"]), game_log, *inputs, None)
+    return Response(public_log(text, hidden), media_type="application/x-ndjson")
 
 
 async def post_challenge(request: Request) -> Response:
     site = site_of(request)
-    person = guard.require(request, site.db, ["author"])
+    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
     body = await guard.json_body(request)
+    return await site.db.execute_write_fn(_challenge, site, person, body)
+
+
+def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
+    """A challenge checked and queued (on the writer)."""
     bot = guard.field_of(body, "bot", int)
     opponents = guard.field_of(body, "opponents", list)
     games = guard.field_of(body, "games", int)
@@ -181,8 +199,8 @@ async def post_challenge(request: Request) -> Response:
     return JSONResponse({"challenge": challenge, "status": "queued"}, 202)
 
 
-async def get_challenge(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def get_challenge(site: Site, request: Request) -> Response:
     person = guard.require(request, site.db, ["author", "admin"])
     challenge = _id(request)
     row = site.db.one("SELECT * FROM challenges WHERE id=?", (challenge,))

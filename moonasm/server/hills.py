@@ -11,7 +11,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.server.guard import JSONResponse
-from moonasm.server.site import Site, site_of
+from moonasm.server.site import Site, reads, site_of
 
 
 def hills_json(site: Site) -> dict[str, Any]:
@@ -30,8 +30,9 @@ def standings_json(site: Site, key: str) -> dict[str, Any]:
             "standings": site.ladder.standings(hill.key)}
 
 
-async def get_hills(request: Request) -> Response:
-    return JSONResponse(hills_json(site_of(request)))
+@reads
+def get_hills(site: Site, request: Request) -> Response:
+    return JSONResponse(hills_json(site))
 
 
 async def get_standings(request: Request) -> Response:

@@ -22,7 +22,7 @@ from moonasm.server.games import game_json, stored_game
 from moonasm.server.guard import ApiError
 from moonasm.server.hills import standings_json
 from moonasm.server.people import Person
-from moonasm.server.site import Site, readable_bots, site_of
+from moonasm.server.site import Site, readable_bots, reads, site_of
 from moonasm.server.submissions import _id, bot_json, submit
 
 RECENT = 20
@@ -104,16 +104,16 @@ def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
     return "".join(parts)
 
 
-async def index(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def index(site: Site, request: Request) -> Response:
     hills = [{"hill": h, "frozen": site.frozen(h.key), "description": describe(h),
               "games": site.ladder.hills[h.key].games, "table": site.standings_table(h, 10)}
              for h in site.contest.hills]
     return site.page(request, "index.html", hills=hills)
 
 
-async def hill_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def hill_page(site: Site, request: Request) -> Response:
     hill = site.hill(request.path_params["key"])
     person = guard.visitor(request, site.db)
     standing = standings_json(site, hill.key)
@@ -127,8 +127,8 @@ async def hill_page(request: Request) -> Response:
                      chart=chart(site, leaders, names), final=final and final["status"])
 
 
-async def bot_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def bot_page(site: Site, request: Request) -> Response:
     person = guard.visitor(request, site.db)
     bot = bot_json(site, _id(request), person)
     row = site.bot(bot["bot"])
@@ -154,26 +154,37 @@ def replay_command(site: Site, game: dict[str, Any]) -> str:
 
 
 async def game_page(request: Request) -> Response:
-    from moonasm.contest.report import viewer_payload
-    from moonasm.contest.runner import program_of
+    """The replay viewer of a stored game: what the reader may see looked up on a reader
+    thread, the game played again in a worker process (cached), the page rendered on a
+    reader thread."""
+    from moonasm.contest.stored import game_view
 
     site = site_of(request)
-    person = guard.visitor(request, site.db)
-    row = stored_game(site, _id(request), person)
-    game = game_json(site, row, person)
-    hill = site.hill(row["hill"])
-    bots = [site.bot(b) for b in game["bots"]]
-    readable = readable_bots(person, site, game["bots"])
-    programs = [program_of(str(b["id"]), b["source"], hill.options.bits) for b in bots]
-    sources = {seat: b["source"] for seat, b in enumerate(bots, 1) if b["id"] in readable}
-    _data, fragment = viewer_payload(hill.options, [b["name"] for b in bots], programs, sources,
-                                     str(row["id"]), seed=row["seed"], result=row["result"])
-    return site.page(request, "game.html", game=game, names=_names(site, set(game["bots"])),
-                     viewer=fragment, command=replay_command(site, game))
+
+    def look(request: Request) -> tuple[dict[str, Any], tuple[Any, ...]]:
+        person = guard.visitor(request, site.db)
+        row = stored_game(site, _id(request), person)
+        game = game_json(site, row, person)
+        bots = [site.bot(b) for b in game["bots"]]
+        readable = readable_bots(person, site, game["bots"])
+        seats = [(str(b["id"]), b["name"], b["source"]) for b in bots]
+        shown = frozenset(seat for seat, b in enumerate(bots, 1) if b["id"] in readable)
+        return game, (site.hill(row["hill"]).options, str(row["id"]), seats, shown,
+                      row["seed"], row["result"])
+
+    game, inputs = await site.db.execute_fn(look, request)
+    fragment = await site.replays.get(("view", game["game"], inputs[3]), game_view, *inputs)
+
+    def render(request: Request) -> Response:
+        return site.page(request, "game.html", game=game,
+                         names=_names(site, set(game["bots"])), viewer=fragment,
+                         command=replay_command(site, game))
+
+    return await site.db.execute_fn(render, request)
 
 
-async def submit_form(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def submit_form(site: Site, request: Request) -> Response:
     return site.page(request, "submit.html", hill=request.query_params.get("hill"), source="")
 
 
@@ -181,10 +192,7 @@ async def submit_post(request: Request) -> Response:
     site = site_of(request)
     async with request.form(max_files=1, max_fields=10) as form:
         guard.check_form(request, form)
-        person = guard.visitor(request, site.db)
         token = form.get("token")
-        if person is None and isinstance(token, str) and token:
-            person = people.find(site.db, token)
         hill = form.get("hill")
         upload = form.get("file")
         data = b""
@@ -193,21 +201,37 @@ async def submit_post(request: Request) -> Response:
         source = form.get("source")
         if not data and isinstance(source, str):
             data = source.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+    person = await site.db.execute_fn(_submitter, site, request, token)
     shown = source if isinstance(source, str) else ""
     context: dict[str, Any] = {"hill": hill, "source": shown}
     if person is None or person.role != "author":
-        return site.page(request, "submit.html", 401 if person is None else 403,
-                         error="an author's token is needed to submit a bot", **context)
+        return await site.db.execute_fn(
+            _submit_page, site, request, 401 if person is None else 403,
+            {"error": "an author's token is needed to submit a bot", **context})
     if not isinstance(hill, str) or not data:
-        return site.page(request, "submit.html", 400, error="choose a hill and give a bot "
-                         "(a file or its pasted source)", **context)
+        return await site.db.execute_fn(_submit_page, site, request, 400, {
+            "error": "choose a hill and give a bot (a file or its pasted source)", **context})
     try:
-        accepted = submit(site, person, hill, data)
+        accepted = await submit(site, person, hill, data)
     except ApiError as e:
         diagnostics = e.extra.get("diagnostics", [])
-        return site.page(request, "submit.html", e.status, error=e.message,
-                         diagnostics=_rendered(diagnostics, data), **context)
-    return site.page(request, "submit.html", 201, accepted=accepted, **context)
+        return await site.db.execute_fn(_submit_page, site, request, e.status, {
+            "error": e.message, "diagnostics": _rendered(diagnostics, data), **context})
+    return await site.db.execute_fn(_submit_page, site, request, 201,
+                                    {"accepted": accepted, **context})
+
+
+def _submitter(site: Site, request: Request, token: Any) -> Person | None:
+    """Who submits from the form: the signed-in visitor, else the token's holder."""
+    person = guard.visitor(request, site.db)
+    if person is None and isinstance(token, str) and token:
+        person = people.find(site.db, token)
+    return person
+
+
+def _submit_page(site: Site, request: Request, status: int,
+                 context: dict[str, Any]) -> Response:
+    return site.page(request, "submit.html", status, **context)
 
 
 def _rendered(diagnostics: list[dict[str, Any]], data: bytes) -> list[str]:
@@ -224,8 +248,9 @@ def _rendered(diagnostics: list[dict[str, Any]], data: bytes) -> list[str]:
     return out
 
 
-async def signin_form(request: Request) -> Response:
-    return site_of(request).page(request, "signin.html", next=_next(request), error=None)
+@reads
+def signin_form(site: Site, request: Request) -> Response:
+    return site.page(request, "signin.html", next=_next(request), error=None)
 
 
 def _next(request: Request, given: Any = None) -> str:
@@ -243,6 +268,11 @@ async def signin_post(request: Request) -> Response:
         token = form.get("token")
         target = _next(request, form.get("next"))
     site.rates.hit("signin", guard.client_key(request))
+    return await site.db.execute_write_fn(_sign_in, site, request, token, target)
+
+
+def _sign_in(site: Site, request: Request, token: Any, target: str) -> Response:
+    """The token swapped for a session (on the writer)."""
     person = people.find(site.db, token) if isinstance(token, str) else None
     if person is None:
         return site.page(request, "signin.html", 401, next=target,
@@ -261,19 +291,19 @@ async def signout(request: Request) -> Response:
         guard.check_form(request, form)
     session = request.cookies.get(guard.SESSION_COOKIE)
     if session:
-        people.close_session(site.db, session)
+        await site.db.execute_write_fn(people.close_session, site.db, session)
     response = RedirectResponse("/", 303)
     response.delete_cookie(guard.SESSION_COOKIE, path="/")
     return response
 
 
-async def final_page(request: Request) -> Response:
+@reads
+def final_page(site: Site, request: Request) -> Response:
     """The final's report, its viewer's script and style loaded as files (no inline
     script under the site's policy)."""
     from moonasm.contest.report import static_text
     from moonasm.server.admin import final_dir
 
-    site = site_of(request)
     hill = site.hill(request.path_params["key"])
     row = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
     if row is None or row["status"] != "done":

@@ -19,7 +19,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.server.guard import ApiError, JSONResponse, client_key, json_body
-from moonasm.server.site import Site, site_of
+from moonasm.server.runs import CHECKS_WAITING
+from moonasm.server.site import Site, reads, site_of
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
 MAX_STEPS = 100_000
@@ -28,7 +29,6 @@ RUN_SECONDS = 2.0
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
-CHECKS_WAITING = 16  # checks that may wait for a worker (each takes milliseconds)
 
 
 async def source_of(request: Request) -> str:
@@ -92,19 +92,22 @@ async def post_program(request: Request) -> Response:
     site = site_of(request)
     source = await source_of(request)
     site.rates.hit("share", client_key(request))
-    return JSONResponse({"id": share(site, source)}, status_code=201)
+    return JSONResponse({"id": await site.db.execute_write_fn(share, site, source)},
+                        status_code=201)
 
 
-async def get_program(request: Request) -> Response:
-    return JSONResponse({"source": shared(site_of(request), request.path_params["id"])})
+@reads
+def get_program(site: Site, request: Request) -> Response:
+    return JSONResponse({"source": shared(site, request.path_params["id"])})
 
 
-async def play_page(request: Request) -> Response:
-    return site_of(request).page(request, "play.html", source=None, share=None)
+@reads
+def play_page(site: Site, request: Request) -> Response:
+    return site.page(request, "play.html", source=None, share=None)
 
 
-async def shared_page(request: Request) -> Response:
-    site = site_of(request)
+@reads
+def shared_page(site: Site, request: Request) -> Response:
     ident = request.path_params["id"]
     return site.page(request, "play.html", source=shared(site, ident), share=ident)
 

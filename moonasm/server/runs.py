@@ -14,13 +14,21 @@ import asyncio
 import multiprocessing
 import os
 import threading
-from collections.abc import Callable
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from moonasm.contest.execute import die_with_parent
 from moonasm.server.guard import ApiError
+
+# Tasks of a few milliseconds that may wait for a worker beyond those running (a check of a
+# bot or a program, bounded by its size; a stored game played again for its page or log).
+CHECKS_WAITING = 16
+REPLAYS_WAITING = 32
+# Stored games' pages and logs kept: a game is read most just after it is played.
+REPLAYS_KEPT = 64
 
 
 class Runs:
@@ -70,3 +78,40 @@ class Runs:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+class Replays:
+    """Stored games played again — a game page's viewer, a log — in the worker processes of
+    `Runs`, the last `REPLAYS_KEPT` kept, and one replay however many readers ask for it at
+    once: a game page costs tens of milliseconds of CPU, never on the event loop."""
+
+    def __init__(self, runs: Runs):
+        self.runs = runs
+        self.kept: OrderedDict[Hashable, Any] = OrderedDict()
+        self.pending: dict[Hashable, asyncio.Future[Any]] = {}
+
+    async def get(self, key: Hashable, task: Callable[..., Any], *args: Any) -> Any:
+        if key in self.kept:
+            self.kept.move_to_end(key)
+            return self.kept[key]
+        waiting = self.pending.get(key)
+        if waiting is not None:
+            return await asyncio.shield(waiting)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.pending[key] = future
+        try:
+            value = await self.runs.call(task, *args, waiting=REPLAYS_WAITING)
+        except asyncio.CancelledError:
+            future.cancel()
+            raise
+        except Exception as e:
+            future.set_exception(e)
+            future.exception()  # retrieved: a failure nobody else awaited is not logged
+            raise
+        finally:
+            del self.pending[key]
+        future.set_result(value)
+        self.kept[key] = value
+        while len(self.kept) > REPLAYS_KEPT:
+            self.kept.popitem(last=False)
+        return value

@@ -4,8 +4,10 @@ place)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
 from moonasm.server.people import Person
-from moonasm.server.runs import Runs
+from moonasm.server.runs import Replays, Runs
 
 TEMPLATES = Path(__file__).with_name("templates")
 STATIC = Path(__file__).with_name("static")
@@ -39,6 +41,10 @@ class Site:
     templates: Jinja2Templates
     jobs: int
     runs: Runs
+    replays: Replays
+    # a course puzzle's source -> its optimum in halves (None: unreachable or not proved),
+    # proved once at start (courses.prove_optima)
+    optima: dict[str, int | None] = field(default_factory=dict)
     # (hill, limit) -> (the ladder's rows it was rendered from, the table's HTML)
     _tables: dict[tuple[str, int], tuple[object, Markup]] = field(default_factory=dict)
     # hill -> (the rows, the games count, the standings' JSON body)
@@ -111,3 +117,27 @@ def readable_bots(person: Person | None, site: Site, ids: list[int]) -> set[int]
     rows = site.db.all(f"SELECT id, author, open FROM bots WHERE id IN "
                        f"({','.join('?' * len(ids))})", tuple(ids))
     return {r["id"] for r in rows if may_read(person, r)}
+
+
+Endpoint = Callable[[Request], Awaitable[Response]]
+Work = Callable[[Site, Request], Response]
+
+
+def reads(work: Work) -> Endpoint:
+    """A route whose work — its SQLite reads, its page rendered — runs on the store's reader
+    threads (`Database.execute_fn`), never on the event loop."""
+    @functools.wraps(work)
+    async def endpoint(request: Request) -> Response:
+        site = site_of(request)
+        return await site.db.execute_fn(work, site, request)
+    return endpoint
+
+
+def writes(work: Work) -> Endpoint:
+    """A route that writes: its work runs on the store's one writer thread
+    (`Database.execute_write_fn`)."""
+    @functools.wraps(work)
+    async def endpoint(request: Request) -> Response:
+        site = site_of(request)
+        return await site.db.execute_write_fn(work, site, request)
+    return endpoint

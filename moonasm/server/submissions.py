@@ -13,37 +13,45 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.server import guard
+from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import Bot
 from moonasm.server.people import Person, name_problem
-from moonasm.server.site import Site, may_read, site_of
+from moonasm.server.runs import CHECKS_WAITING
+from moonasm.server.site import Site, may_read, reads, site_of, writes
 
 SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
 
 
-def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
+async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
     """Check and store a bot for `person` (an author) in a hill; the 201 answer's object.
-    ApiError 403/409/413/422/429 as spec §10 says."""
-    from moonasm.game.bots import check_bot
-    from moonasm.lang.parse import decode
+    ApiError 403/409/413/422/429 as spec §10 says. The check runs in a worker process, the
+    store's reads and write on its threads: a submission holds no other request."""
+    from moonasm.game.bots import submitted
 
     hill = site.hill(hill_key)
-    if site.frozen(hill.key):
+    if await site.db.execute_fn(site.frozen, hill.key):
         raise ApiError(403, f"hill '{hill.key}' is frozen: it takes no submissions")
     if len(data) > guard.BOT_LIMIT:
         raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
     site.rates.hit("submit", f"person:{person.id}")
-    program, _lines, errors = check_bot(decode(data), hill.options.bits)
-    if program is None:
+    named, errors = await site.runs.call(submitted, data, hill.options.bits, SUBMISSION,
+                                         waiting=CHECKS_WAITING)
+    if errors:
         raise ApiError(422, f"the bot is not valid ({len(errors)} error"
-                            f"{'s' if len(errors) != 1 else ''})",
-                       diagnostics=[d.to_json(SUBMISSION) for d in errors])
-    name = program.config.name or "bot"
+                            f"{'s' if len(errors) != 1 else ''})", diagnostics=errors)
+    name = named or "bot"
     problem = name_problem(name)
     if problem is not None:
         raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[{
             "file": SUBMISSION, "line": None, "column": None, "severity": "error",
             "kind": "usage", "message": problem}])
+    return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
+
+
+def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
+               name: str) -> dict[str, Any]:
+    """The checked bot stored as the author's new bot or new version (on the writer)."""
     source = data.decode("utf-8-sig")
     sha = hashlib.sha256(data).hexdigest()
     with site.db.write() as c:
@@ -75,12 +83,12 @@ def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, 
 
 async def post_bot(request: Request) -> Response:
     site = site_of(request)
-    person = guard.require(request, site.db, ["author"])
+    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
     if kind != "text/plain":
         raise ApiError(415, "send the bot's source as text/plain")
     data = await request.body()
-    return JSONResponse(submit(site, person, request.path_params["key"], data), 201)
+    return JSONResponse(await submit(site, person, request.path_params["key"], data), 201)
 
 
 def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
@@ -122,10 +130,9 @@ def fault_json(game: int, f: list[Any], allowed: bool) -> dict[str, Any]:
                       "power": None if power is None else power / 2} if allowed else None}
 
 
-async def get_bot(request: Request) -> Response:
-    site = site_of(request)
-    person = guard.caller(request, site.db)
-    return JSONResponse(bot_json(site, _id(request), person))
+@reads
+def get_bot(site: Site, request: Request) -> Response:
+    return JSONResponse(bot_json(site, _id(request), guard.caller(request, site.db)))
 
 
 def withdraw(site: Site, person: Person, bot: int) -> None:
@@ -141,10 +148,9 @@ def withdraw(site: Site, person: Person, bot: int) -> None:
     site.ladder.left(row["hill"], bot)
 
 
-async def delete_bot(request: Request) -> Response:
-    site = site_of(request)
-    person = guard.require(request, site.db, ["author", "admin"])
-    withdraw(site, person, _id(request))
+@writes
+def delete_bot(site: Site, request: Request) -> Response:
+    withdraw(site, guard.require(request, site.db, ["author", "admin"]), _id(request))
     return Response(status_code=204)
 
 
