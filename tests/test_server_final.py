@@ -199,6 +199,43 @@ def test_the_public_final_reads_well_in_a_browser(contest) -> None:  # type: ign
         screenshot(driver, "final-public")
 
 
+def test_a_reports_public_form_shows_only_the_readable_bots(tmp_path: Path) -> None:
+    """`write_report(..., readable=KEYS)` as any organiser may use it: of the bots not
+    readable, no source, thinking or fault detail; of every bot, no content hash, no path of
+    the machine (a bot's file by its name, no replay command naming the store), and no
+    diagnostic of a refused bot (it may quote its source)."""
+    from moonasm.contest import contest, execute, schedule
+    from moonasm.contest.entrants import load
+    from moonasm.contest.report import write_report
+    from moonasm.game.options import GameOptions
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "sly.masm").write_text(SLY)
+    (bots / "builder.masm").write_text((BOTS / "builder.masm").read_text())
+    (bots / "bad.masm").write_text(".name \"bad\"\nFROBNICATE A\n")
+    entrants, rejected = load([str(bots / f) for f in ("sly.masm", "builder.masm",
+                                                       "bad.masm")], 4)
+    setup = contest.Setup(GameOptions(mode="versus"), tuple(entrants), tuple(rejected), 7, 2)
+    played = contest.play(setup, schedule.tournament([e.key for e in entrants], 2, 2, 7),
+                          execute.Where(1))
+    table = contest.standings_of(setup, played.records)
+    builder = next(e for e in entrants if e.name == "builder")
+    write_report(tmp_path / "full.html", setup, table, played.records)
+    write_report(tmp_path / "public.html", setup, table, played.records,
+                 readable={builder.key})
+    full, public = ((tmp_path / name).read_text() for name in ("full.html", "public.html"))
+    for text in ("XYZZY-PLUGH", "MOV A, RAM3", "FROBNICATE", str(bots), "moonasm replay",
+                 *(e.sha256 for e in entrants)):
+        assert text in full and text not in public, text
+    data = _data(public)
+    assert {s["file"] for s in data["standings"]} == {"sly.masm", "builder.masm"}
+    assert data["invalid"] == [{"file": "bad.masm", "diagnostics": []}]
+    assert data["games"] and all(set(g["sources"]) == {str(g["names"].index("builder") + 1)}
+                                 for g in data["games"])
+    assert "builds every goal from scratch" in public  # the readable bot's source
+
+
 def _secret(directory: Path) -> int:
     found = re.search(r"(?m)^seed = (\d+)", (directory / "contest.toml").read_text())
     assert found is not None
