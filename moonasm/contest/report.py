@@ -21,6 +21,12 @@ The page's script and style are static files (`static/viewer.js`, `static/viewer
 here and served as files by `moonasm serve` under a policy that forbids inline script; the data
 is one `<script type="application/json">` element no name or source can end early
 (`embed_json`). `viewer_payload` gives the server one game's viewer.
+
+A report has two forms. The organiser's holds everything. The public form (`readable` given:
+what `moonasm serve` shows anyone of a final) shows of the other bots what players at the table
+see, as the server's game pages do: no source, thinking statement, fault statement, message or
+machine state; and, of every bot, no content hash and no path of the organiser's machine (an
+entrant's file by its name only, no replay command naming the store, no diagnostics).
 """
 
 from __future__ import annotations
@@ -51,19 +57,24 @@ FAULTS_SHOWN = 50  # per bot
 
 
 def write_report(path: Path, setup: Setup, table: list[Standing],
-                 records: list[GameRecord]) -> None:
+                 records: list[GameRecord], *, readable: Collection[str] | None = None) -> None:
     """The report of a contest whose games (in canonical order) are `records`; the store is
-    the directory holding `path` (the replay commands name it).
+    the directory holding `path` (the replay commands name it). With `readable` (entrant
+    keys), the public form: only those bots' sources, thinking and faults' details are shown.
 
     The page is written as it is made: each viewer game is built, written and let go before
     the next (60 games of frames were a third of a 24,500-game tournament's peak memory
     held at once), and the faults, which link to the frames the games found, come last."""
-    store = str(path.parent)
+    public = readable is not None
+    shown = set(readable) if readable is not None else {e.key for e in setup.entrants}
+    store = None if public else str(path.parent)
+    # the public form names a bot by its rank: its key holds its content hash
+    keys = {s.sha256: str(rank) if public else s.sha256 for rank, s in enumerate(table, 1)}
     frames: dict[str, dict[str, int]] = {}
 
     def games() -> Iterator[dict[str, Any]]:
         for record in _viewer_selection(records):
-            game = _viewer_game(setup, record)
+            game = _viewer_game(setup, record, shown)
             frames[game["id"]] = game.pop("fault_frames")
             yield game
 
@@ -74,9 +85,11 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
         "bits": setup.options.bits,
         "players": setup.players,
         "games_played": len(records),
-        "standings": [_standing(rank, s) for rank, s in enumerate(table, 1)],
+        "standings": [_standing(rank, s, keys[s.sha256], public)
+                      for rank, s in enumerate(table, 1)],
         "cross": cross_table(table, records, setup.options.mode),
-        "invalid": [r.to_json() for r in setup.rejected],
+        "invalid": [{"file": Path(r.file).name, "diagnostics": []} if public else r.to_json()
+                    for r in setup.rejected],
     }
     with path.open("w", encoding="utf-8") as out:
         before, after = _page(title)
@@ -84,14 +97,15 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
         out.write(embed_json(data)[:-1] + ',"games":[')
         for number, game in enumerate(games()):
             out.write(("," if number else "") + embed_json(game))
-        faults = _faults(setup, table, records, store, frames)
-        out.write('],"faults":' + embed_json(faults) + "}")
+        faults = _faults(setup, table, records, store, frames, shown)
+        out.write('],"faults":' + embed_json({keys[k]: v for k, v in faults.items()}) + "}")
         out.write(after)
 
 
-def _standing(rank: int, s: Standing) -> dict[str, Any]:
+def _standing(rank: int, s: Standing, key: str, public: bool) -> dict[str, Any]:
     low, high = wilson(s.wins, s.games)
-    return {"rank": rank, "key": s.sha256, "name": s.name, "file": s.file, "author": s.author,
+    return {"rank": rank, "key": key, "name": s.name,
+            "file": Path(s.file).name if public else s.file, "author": s.author,
             "mu": s.mu, "sigma": s.sigma, "ordinal": s.ordinal, "games": s.games,
             "wins": s.wins, "ties": s.ties, "losses": s.losses,
             "win_rate": [s.wins / s.games if s.games else 0.0, low, high],
@@ -130,10 +144,12 @@ def replay_command(store: str, game: str, turn: int) -> str:
     return f"moonasm replay {shlex.quote(store)} --game {game} --turn {turn}"
 
 
-def _faults(setup: Setup, table: list[Standing], records: Iterable[GameRecord], store: str,
-            frames: dict[str, dict[str, int]]) -> dict[str, list[Any]]:
-    """Each bot's first `FAULTS_SHOWN` faults, each with its turn's replay command and, when
-    its game is in the viewer, its frame."""
+def _faults(setup: Setup, table: list[Standing], records: Iterable[GameRecord],
+            store: str | None, frames: dict[str, dict[str, int]],
+            shown: Collection[str]) -> dict[str, list[Any]]:
+    """Each bot's first `FAULTS_SHOWN` faults, each with its turn's replay command (none
+    without the `store`) and, when its game is in the viewer, its frame; of a bot not
+    `shown`, only the fault's kind and place (message, statement and state None)."""
     out: dict[str, list[Any]] = {s.sha256: [] for s in table}
     for r in records:
         wanted = [f for f in r.faults if len(out[r.seats[f.seat - 1]]) < FAULTS_SHOWN]
@@ -142,16 +158,22 @@ def _faults(setup: Setup, table: list[Standing], records: Iterable[GameRecord], 
         game = f"{r.group}:{r.index}"
         turns = _turn_numbers(setup, r)
         for f in wanted:
-            shown = out[r.seats[f.seat - 1]]
-            if len(shown) >= FAULTS_SHOWN:
+            listed = out[r.seats[f.seat - 1]]
+            if len(listed) >= FAULTS_SHOWN:
                 continue
             where = f"{f.round}:{f.seat}"
-            shown.append({"game": game, "seed": str(r.seed), "round": f.round,
-                          "seat": f.seat, "kind": f.kind, "message": f.message,
-                          "line": f.line, "column": f.column, "statement": f.statement,
-                          "registers": list(f.registers), "ram": f.ram, "power": f.power,
-                          "frame": frames.get(game, {}).get(where),
-                          "command": replay_command(store, game, turns.get(where, 1))})
+            details = r.seats[f.seat - 1] in shown
+            listed.append({"game": game, "seed": str(r.seed), "round": f.round,
+                           "seat": f.seat, "kind": f.kind,
+                           "message": f.message if details else None,
+                           "line": f.line, "column": f.column,
+                           "statement": f.statement if details else None,
+                           "registers": list(f.registers) if details else None,
+                           "ram": f.ram if details else None,
+                           "power": f.power if details else None,
+                           "frame": frames.get(game, {}).get(where),
+                           "command": None if store is None
+                           else replay_command(store, game, turns.get(where, 1))})
     return out
 
 
@@ -194,14 +216,14 @@ def _viewer_selection(records: list[GameRecord]) -> list[GameRecord]:
     return sorted(chosen.values(), key=lambda r: r.key)
 
 
-def _viewer_game(setup: Setup, record: GameRecord) -> dict[str, Any]:
+def _viewer_game(setup: Setup, record: GameRecord, shown: Collection[str]) -> dict[str, Any]:
     from moonasm.contest.runner import program_of
 
     entrants = setup.by_key()
     bots = [entrants[key] for key in record.seats]
     programs = [program_of(e.key, e.source, setup.options.bits) for e in bots]
     game = viewer_game(setup.options, [e.name for e in bots], programs,
-                       {seat: e.source for seat, e in enumerate(bots, 1)},
+                       {seat: e.source for seat, e in enumerate(bots, 1) if e.key in shown},
                        game_id=f"{record.group}:{record.index}", seed=record.seed)
     game.update(result=record.result, scores=list(record.scores))
     return game

@@ -1,6 +1,7 @@
 """What only the admin does (spec §10): freeze and unfreeze a hill, disable a bot, and play
 the final — a full `tournament` of a hill's active bots (no two of one author in a game),
-stored and reported as `moonasm tournament` stores and reports one, in DIR/finals/KEY/."""
+stored and reported as `moonasm tournament` stores and reports one, in DIR/finals/KEY/: the
+admin's full report and the public form everyone else reads (spec §10.1)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,13 @@ from starlette.routing import Route
 
 from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.ladder import keyed_seed
 from moonasm.server.site import Site, site_of, writes
 from moonasm.server.submissions import _id
 
 FINAL_GAMES = 1000
+FULL_REPORT = "report.html"
+PUBLIC_REPORT = "report-public.html"
 
 
 def _hill_of(body: dict[str, Any], site: Site) -> str:
@@ -90,7 +94,11 @@ def _start_final(site: Site, body: dict[str, Any]) -> Response:
 
 
 def _play_final(site: Site, key: str, games: int) -> None:
-    """The final, played and reported; its status says how it ended."""
+    """The final, played and reported in both forms; its status says how it ended. Its seed
+    is keyed like every game's (`final:KEY`): the report shows it, and the secret's low bits
+    it once was gave the secret away to anyone who tried 1,024 candidates on a game's seed.
+    A failure's reason goes to the server's log, not the status every hill page shows (it
+    may name the server's paths)."""
     import shutil
 
     from moonasm.contest import contest, execute
@@ -109,8 +117,9 @@ def _play_final(site: Site, key: str, games: int) -> None:
         entrants = tuple(Entrant(f"{r['sha256']}:{r['id']}", r["sha256"], f"bot-{r['id']}.masm",
                                  r["name"], r["author_name"], r["source"]) for r in rows)
         author = {e.key: r["author"] for e, r in zip(entrants, rows, strict=True)}
-        setup = contest.Setup(hill.options, entrants, (), site.contest.seed % 2**53,
-                              hill.players)
+        public = {e.key for e, r in zip(entrants, rows, strict=True) if r["open"]}
+        setup = contest.Setup(hill.options, entrants, (),
+                              keyed_seed(site.contest.seed, f"final:{key}"), hill.players)
         groups = [g for g in itertools.combinations(sorted(author), hill.players)
                   if len({author[k] for k in g}) == len(g)]
         specs: list[GameSpec] = [s for n, g in enumerate(groups)
@@ -131,13 +140,15 @@ def _play_final(site: Site, key: str, games: int) -> None:
         finally:
             store.close()
         table = contest.standings_of(setup, played.records)
-        write_report(out / "report.html", setup, table, played.records)
+        write_report(out / FULL_REPORT, setup, table, played.records)
+        write_report(out / PUBLIC_REPORT, setup, table, played.records, readable=public)
         status = "done"
     except Exception as e:  # the final's status tells the admin; the ladder goes on
-        status = f"failed: {e}"
+        print(f"moonasm serve: the final of hill '{key}' failed: {e}", flush=True)
+        status = "failed; the server's log says why"
     with site.db.write() as c:
         c.execute("UPDATE finals SET status=?, report=? WHERE hill=?",
-                  (status, str(out / "report.html") if status == "done" else None, key))
+                  (status, str(out / FULL_REPORT) if status == "done" else None, key))
 
 
 ROUTES = [

@@ -52,11 +52,16 @@ REFIT_SHARE = 0.2
 Publish = Callable[[str, dict[str, Any]], None]
 
 
-def game_seed(secret: int, number: int) -> int:
-    """Game `number`'s seed: a keyed hash of the secret contest seed, below 2**53."""
-    digest = hmac.new(str(secret).encode(), f"moonasm-ladder:{number}".encode(),
-                      hashlib.sha256).digest()
+def keyed_seed(secret: int, label: str) -> int:
+    """The seed named `label`: HMAC-SHA-256 of it keyed by the secret contest seed, below
+    2**53. A published seed says nothing of the secret, so no one can compute another's."""
+    digest = hmac.new(str(secret).encode(), label.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 11
+
+
+def game_seed(secret: int, number: int) -> int:
+    """Game `number`'s seed."""
+    return keyed_seed(secret, f"moonasm-ladder:{number}")
 
 
 @dataclass

@@ -299,20 +299,38 @@ async def signout(request: Request) -> Response:
 
 @reads
 def final_page(site: Site, request: Request) -> Response:
-    """The final's report, its viewer's script and style loaded as files (no inline
-    script under the site's policy)."""
+    """The final's report (spec §10.1): the public form to anyone, the full one with `full=1`
+    to the admin only (signed in, or by Bearer token: an organiser's script downloads it).
+    Either way its viewer's script and style are loaded as files (no inline script under the
+    site's policy), with the site's icon (else a browser asks for /favicon.ico)."""
     from moonasm.contest.report import static_text
-    from moonasm.server.admin import final_dir
+    from moonasm.server.admin import FULL_REPORT, PUBLIC_REPORT, final_dir
 
     hill = site.hill(request.path_params["key"])
+    full = request.query_params.get("full") == "1"
+    if full:
+        person = guard.caller(request, site.db) or guard.visitor(request, site.db)
+        if person is None:
+            raise ApiError(401, "the full report is the admin's: sign in, or send "
+                           "Authorization: Bearer TOKEN", {"WWW-Authenticate": "Bearer"})
+        if person.role != "admin":
+            raise ApiError(403, "the full report is the admin's only")
     row = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
-    if row is None or row["status"] != "done":
-        state = "no final has been played" if row is None else f"the final is {row['status']}"
+    path = final_dir(site, hill.key) / (FULL_REPORT if full else PUBLIC_REPORT)
+    state = None
+    if row is None:
+        state = "no final has been played"
+    elif row["status"] != "done":
+        state = f"the final is {row['status']}"
+    elif not path.is_file():  # a final reported before the public form existed
+        state = "the final's report is from an older moonasm; play the final again"
+    if state is not None:
         return site.page(request, "error.html", 404, status=404,
                          message=f"Hill '{hill.title}': {state}.")
-    text = (final_dir(site, hill.key) / "report.html").read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
     text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
-                        '<link rel="stylesheet" href="/static/viewer.css">')
+                        '<link rel="stylesheet" href="/static/viewer.css">\n'
+                        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">')
     text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
                         '<script src="/static/viewer.js"></script>')
     return HTMLResponse(text)

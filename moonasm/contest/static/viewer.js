@@ -72,7 +72,6 @@ function renderReport() {
     const box = el("details", {},
       el("summary", {textContent: `${s.name}: ${plural(s.faults, "fault")}`}));
     for (const f of faults) {
-      const regs = f.registers.map((v, i) => `${"ABCD"[i]}=${bitsOf(v)}`).join(" ");
       const item = el("div", {className: "fault"});
       const head = `game ${f.game} (seed ${f.seed}), round ${f.round}, seat ${f.seat}: `;
       if (f.frame !== null) {
@@ -81,9 +80,13 @@ function renderReport() {
       } else item.append(head);
       const where = f.line === null ? "" : ` at line ${f.line}:${f.column}` +
         (f.statement === null ? "" : ` \`${f.statement}\``);
-      item.append(`${f.kind} fault${where}: ${f.message} — ` +
-        `${regs} RAM=${bitsOf(f.ram)}, power left ${power(f.power)}`,
-        el("code", {className: "command", textContent: f.command, title: "replays this turn in a terminal"}));
+      // a report's public form leaves out others' messages and states, and every command (null)
+      const state = f.registers === null ? "" : " — " +
+        f.registers.map((v, i) => `${"ABCD"[i]}=${bitsOf(v)}`).join(" ") +
+        ` RAM=${bitsOf(f.ram)}, power left ${power(f.power)}`;
+      item.append(`${f.kind} fault${where}` + (f.message === null ? "" : `: ${f.message}`) + state);
+      if (f.command !== null)
+        item.append(el("code", {className: "command", textContent: f.command, title: "replays this turn in a terminal"}));
       box.append(item);
     }
     if (s.faults > faults.length)
