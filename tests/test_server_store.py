@@ -17,6 +17,7 @@ from conftest import run_subprocess
 from server_helpers import (
     Server,
     add,
+    add_person,
     bot_source,
     halt,
     init,
@@ -360,3 +361,60 @@ def test_file_names_over_255_bytes_are_clear_errors(stopped: tuple[Path, Path], 
         (2, "", f"moonasm serve: error: cannot write the backup {long}: {too_long}\n")
     assert serve(directory, "--restore", str(long)) == \
         (2, "", f"moonasm serve: error: cannot read {long}: {too_long}\n")
+
+
+def test_close_closes_every_thread_s_connection_and_never_reopens(tmp_path: Path) -> None:
+    import threading
+
+    from moonasm.server.db import Database
+
+    directory = tmp_path / "contest"
+    init(directory)
+    db = Database.open(directory / STORE)
+    with db.write() as c:
+        c.execute("INSERT INTO frozen VALUES ('main')")
+    reader = threading.Thread(target=lambda: db.all("SELECT * FROM frozen"))
+    reader.start()
+    reader.join()
+    assert (directory / "contest.sqlite-wal").exists()
+    db.close()
+    assert sorted(p.name for p in directory.iterdir()) == ["contest.sqlite", "contest.toml"]
+    with pytest.raises(sqlite3.ProgrammingError):
+        db.all("SELECT * FROM frozen")  # this thread's connection, closed
+    caught: list[BaseException] = []
+
+    def fresh_thread() -> None:
+        try:
+            db.read()
+        except sqlite3.ProgrammingError as e:
+            caught.append(e)
+    worker = threading.Thread(target=fresh_thread)
+    worker.start()
+    worker.join()
+    assert [str(e) for e in caught] == [f"{directory / STORE}: the store is closed"]
+    assert not (directory / "contest.sqlite-wal").exists()
+
+
+def test_an_upgrade_is_one_transaction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       serve: Serve) -> None:
+    """A step that fails leaves the store of the older schema as it was: no step half done."""
+    from moonasm.server import db as store_module
+
+    directory = tmp_path / "contest"
+    init(directory)
+    add(directory, "bob")
+    store = directory / STORE
+    to_v1(store)
+    add_person(store, "bob", "student", "lessons")
+    before = schema_of(store), rows(store, "SELECT * FROM people")
+
+    def fails(c: sqlite3.Connection, notes: list[str]) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(store_module, "MIGRATIONS",
+                        (*store_module.MIGRATIONS, (3, "a step that fails", fails)))
+    status, out, err = serve(directory, "--add-author", "ada")
+    assert (status, out, err) == (2, "", f"moonasm serve: error: cannot use {store}: disk I/O "
+                                         "error\n")
+    assert (schema_of(store), rows(store, "SELECT * FROM people")) == before
+    assert rows(store, "SELECT value FROM meta WHERE key='schema'") == [("1",)]

@@ -161,6 +161,9 @@ class Database:
             if problems != ["ok"]:
                 raise StoreError(damaged(path, problems[0]))
             db._upgrade(_version(c, path), report)
+        except sqlite3.OperationalError as e:  # a full disk, a lock held too long, I/O
+            db._abandon()
+            raise StoreError(f"cannot use {path}: {e}") from None
         except sqlite3.DatabaseError as e:
             db._abandon()
             raise StoreError(damaged(path, str(e))) from None
