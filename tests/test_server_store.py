@@ -418,3 +418,15 @@ def test_an_upgrade_is_one_transaction(tmp_path: Path, monkeypatch: pytest.Monke
                                          "error\n")
     assert (schema_of(store), rows(store, "SELECT * FROM people")) == before
     assert rows(store, "SELECT value FROM meta WHERE key='schema'") == [("1",)]
+
+
+def test_a_restore_under_way_holds_the_directory(tmp_path: Path) -> None:
+    from moonasm.server.db import DirectoryLock
+
+    directory = tmp_path / "contest"
+    init(directory)
+    with DirectoryLock(directory, "restored"):
+        assert start(directory) == (2, "", f"moonasm serve: error: {directory}/ is being "
+                                           f"restored by process {os.getpid()}; wait for it "
+                                           "to end\n")
+    assert (directory / "serve.lock").read_text() == ""

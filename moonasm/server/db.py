@@ -305,6 +305,7 @@ class DirectoryLock:
         try:
             lock_exclusively(self.fd)
         except BlockingIOError:
+            os.lseek(self.fd, 0, os.SEEK_SET)  # Windows' lock moved the offset
             words = os.read(self.fd, 100).decode("ascii", "replace").split() + ["", ""]
             os.close(self.fd)
             by = f"process {words[0]}" if words[0].isdecimal() else "another process"
@@ -312,6 +313,7 @@ class DirectoryLock:
             then = "wait for it to end" if what == "restored" else "stop it first"
             raise Busy(f"{directory}/ is being {what} by {by}; {then}") from None
         os.ftruncate(self.fd, 0)
+        os.lseek(self.fd, 0, os.SEEK_SET)
         os.write(self.fd, f"{os.getpid()} {doing}\n".encode())
 
     def __enter__(self) -> DirectoryLock:
