@@ -46,8 +46,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--add-author", metavar="NAME", help="print a new author's token")
     what.add_argument("--add-student", nargs=2, metavar=("COURSE", "NAME"),
                       help="print a new student's token for a course")
-    what.add_argument("--revoke", metavar="NAME", help="end the tokens of NAME")
-    what.add_argument("--rotate", metavar="NAME", help="give NAME a new token")
+    what.add_argument("--revoke", metavar="NAME",
+                      help="end NAME's token and sessions; their bots leave the ladder")
+    what.add_argument("--rotate", metavar="NAME",
+                      help="give NAME a new token (restoring NAME if revoked)")
     what.add_argument("--backup", metavar="FILE", help="write a consistent copy of the store")
     what.add_argument("--restore", metavar="FILE",
                       help="replace the store with this backup, once checked (server stopped)")
