@@ -131,3 +131,116 @@ def bot_source(name: str, base: str = "builder") -> str:
     text = (BOTS / f"{base}.masm").read_text()
     text = re.sub(r'(?m)^\.name .*$', "", text)
     return f'.name "{name}"\n' + text
+
+
+def halt(server: Server, sig: int = signal.SIGTERM) -> tuple[int, str, str]:
+    """Stop the server with `sig` (an organiser's `kill`, or Ctrl-C); its exit status and what
+    it wrote to standard output (after `listening on`) and standard error."""
+    assert server.proc is not None
+    server.proc.send_signal(sig)
+    try:
+        out, err = server.proc.communicate(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(server.proc.pid, signal.SIGKILL)
+        out, err = server.proc.communicate()
+    status = server.proc.returncode
+    server.proc = None
+    return status, out, err
+
+
+# The store's schema as moonasm wrote it until schema 2 (people's names unique only within a
+# role, among people not revoked), word for word: stores of it are upgraded at start.
+SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS people (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, role TEXT NOT NULL, course TEXT,
+    token_sha256 TEXT NOT NULL UNIQUE, revoked INTEGER NOT NULL DEFAULT 0,
+    created REAL NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS people_name ON people (role, name) WHERE revoked = 0;
+CREATE TABLE IF NOT EXISTS bots (
+    id INTEGER PRIMARY KEY, hill TEXT NOT NULL, author INTEGER NOT NULL REFERENCES people,
+    name TEXT NOT NULL, version INTEGER NOT NULL, source TEXT NOT NULL,
+    sha256 TEXT NOT NULL, open INTEGER NOT NULL, submitted REAL NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1, left_why TEXT, last_played INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS bots_hill ON bots (hill, active);
+CREATE TABLE IF NOT EXISTS games (
+    id INTEGER PRIMARY KEY, hill TEXT NOT NULL, seed INTEGER NOT NULL,
+    bots TEXT NOT NULL, result TEXT NOT NULL, rounds INTEGER NOT NULL,
+    scores TEXT NOT NULL, winners TEXT NOT NULL, faults TEXT NOT NULL,
+    rated INTEGER NOT NULL, challenge INTEGER, engine TEXT NOT NULL, played REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS games_hill ON games (hill, rated, id);
+CREATE TABLE IF NOT EXISTS seats (
+    game INTEGER NOT NULL REFERENCES games, bot INTEGER NOT NULL, seat INTEGER NOT NULL,
+    PRIMARY KEY (bot, game)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ratings (
+    bot INTEGER NOT NULL, game INTEGER NOT NULL, mu REAL NOT NULL, sigma REAL NOT NULL,
+    PRIMARY KEY (bot, game)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS challenges (
+    id INTEGER PRIMARY KEY, hill TEXT NOT NULL, bot INTEGER NOT NULL, opponents TEXT NOT NULL,
+    games INTEGER NOT NULL, owner INTEGER NOT NULL, status TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS finals (
+    hill TEXT PRIMARY KEY, games INTEGER NOT NULL, status TEXT NOT NULL, report TEXT);
+CREATE TABLE IF NOT EXISTS programs (
+    id TEXT PRIMARY KEY, source TEXT NOT NULL, created REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS answers (
+    id INTEGER PRIMARY KEY, course TEXT NOT NULL, puzzle TEXT NOT NULL,
+    student INTEGER NOT NULL, source TEXT NOT NULL, grade TEXT NOT NULL,
+    reached INTEGER NOT NULL, power REAL, submitted REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS answers_course ON answers (course, puzzle, student);
+CREATE TABLE IF NOT EXISTS sessions (
+    id_sha256 TEXT PRIMARY KEY, person INTEGER NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS frozen (hill TEXT PRIMARY KEY);
+"""
+
+
+def schema_of(path: Path) -> list[tuple[str, str, str]]:
+    """A store's tables and indexes as SQLite keeps them: (type, name, SQL)."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        return db.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall()
+    finally:
+        db.close()
+
+
+def to_v1(path: Path) -> None:
+    """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
+    tables; names unique only within a role among people not revoked), rows kept."""
+    import sqlite3
+
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("DROP INDEX people_name")
+        db.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_name ON people (role, name) "
+                   "WHERE revoked = 0")
+        db.execute("UPDATE meta SET value='1' WHERE key='schema'")
+    finally:
+        db.close()
+    fresh = path.with_name("v1-reference.sqlite")
+    db = sqlite3.connect(fresh)
+    db.executescript(SCHEMA_V1)
+    db.close()
+    try:
+        assert schema_of(path) == schema_of(fresh)
+    finally:
+        fresh.unlink()
+
+
+def add_person(path: Path, name: str, role: str, course: str | None = None,
+               revoked: bool = False) -> str:
+    """A person written into the store by hand, as an older moonasm allowed it; their token."""
+    import hashlib
+    import secrets
+    import sqlite3
+
+    token = f"{role}_{secrets.token_urlsafe(32)}"
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("INSERT INTO people (name, role, course, token_sha256, revoked, created) "
+                   "VALUES (?, ?, ?, ?, ?, ?)",
+                   (name, role, course, hashlib.sha256(token.encode()).hexdigest(),
+                    int(revoked), time.time()))
+    finally:
+        db.close()
+    return token

@@ -56,7 +56,7 @@ def test_init_keeps_the_directory_private_and_no_token_in_clear(contest) -> None
         assert contest[who].encode() not in data
     again = run_subprocess("serve", str(directory), "--add-author", "alice")
     assert again.status == 2
-    assert "there is already an author named 'alice'" in again.err
+    assert "the name 'alice' is taken" in again.err
 
 
 def test_a_submission_plays_at_once_and_the_standings_are_the_one_function(contest) -> None:  # type: ignore[no-untyped-def]

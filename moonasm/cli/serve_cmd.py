@@ -6,12 +6,15 @@ with a playground and courses for students (docs/server.md).
   moonasm serve DIR --add-author NAME      print a new author token (shown once)
   moonasm serve DIR --add-student COURSE NAME
   moonasm serve DIR --revoke NAME | --rotate NAME | --backup FILE
+  moonasm serve DIR --restore FILE         replace the store with a backup (server stopped)
   moonasm serve DIR [--host H] [--port P] [--jobs N | --scheduler ADDRESS]
 
 It needs the optional extra: pip install 'moonasm[server]'. A host other than loopback needs
 --tls-cert/--tls-key, --proxy ADDRESS (a reverse proxy whose X-Forwarded-* headers alone are
-trusted) or --insecure-http. Exit status: 0 done (or the server stopped), 2 usage error (a
-missing or invalid DIR or contest.toml included).
+trusted) or --insecure-http. One server a directory: serving (and restoring) holds a lock on
+DIR. SIGTERM or Ctrl-C stops the server cleanly (the store checkpointed and closed, then
+`stopped`). Exit status: 0 done (or the server stopped), 2 usage error (a missing or invalid
+DIR, contest.toml or store, or DIR served by another process, included).
 """
 
 from __future__ import annotations
@@ -19,11 +22,17 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import sqlite3
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from moonasm.cli.common import parse_positive
 from moonasm.status import ExitStatus
+
+if TYPE_CHECKING:
+    from moonasm.server.config import Contest
+    from moonasm.server.db import Database
 
 PROG = "moonasm serve"
 
@@ -37,9 +46,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     what.add_argument("--add-author", metavar="NAME", help="print a new author's token")
     what.add_argument("--add-student", nargs=2, metavar=("COURSE", "NAME"),
                       help="print a new student's token for a course")
-    what.add_argument("--revoke", metavar="NAME", help="end the tokens of NAME")
-    what.add_argument("--rotate", metavar="NAME", help="give NAME a new token")
+    what.add_argument("--revoke", metavar="NAME",
+                      help="end NAME's token and sessions; their bots leave the ladder")
+    what.add_argument("--rotate", metavar="NAME",
+                      help="give NAME a new token (restoring NAME if revoked)")
     what.add_argument("--backup", metavar="FILE", help="write a consistent copy of the store")
+    what.add_argument("--restore", metavar="FILE",
+                      help="replace the store with this backup, once checked (server stopped)")
     p.add_argument("--host", default="127.0.0.1", help="address to serve on (127.0.0.1)")
     p.add_argument("--port", type=int, default=8080, help="port (8080; 0 picks a free one)")
     where = p.add_mutually_exclusive_group()
@@ -60,6 +73,10 @@ def _fail(message: str) -> int:
     return ExitStatus.USAGE
 
 
+def _note(message: str) -> None:
+    print(f"{PROG}: {message}", file=sys.stderr)
+
+
 def main(args: argparse.Namespace) -> int:
     try:
         import starlette  # noqa: F401
@@ -67,47 +84,109 @@ def main(args: argparse.Namespace) -> int:
     except ImportError as e:
         return _fail(f"the server needs its extra ({e.name} is missing): "
                      "pip install 'moonasm[server]'")
-    from moonasm.server import config, people
-    from moonasm.server.db import STORE_NAME, Database
+    from moonasm.server import config
+    from moonasm.server.db import STORE_NAME, Busy, Database, DirectoryLock
 
     directory = Path(args.dir)
     if args.init:
         return _init(directory)
     try:
         contest = config.load(directory)
-        db = Database.open(directory / STORE_NAME)
     except (config.ConfigError, FileNotFoundError, ValueError) as e:
         return _fail(str(e))
+    if args.restore is not None:
+        return _restore(directory, Path(args.restore))
+    serving = not any(v is not None for v in (args.add_author, args.add_student, args.revoke,
+                                              args.rotate, args.backup))
+    try:
+        # Only a server takes the lock: the other commands write beside it, each write one
+        # transaction under SQLite's own locking.
+        lock = DirectoryLock(directory, "served") if serving else None
+    except Busy as e:
+        return _fail(str(e))
+    try:
+        try:
+            db = Database.open(directory / STORE_NAME, _note)
+        except (FileNotFoundError, ValueError) as e:
+            return _fail(str(e))
+        if serving:
+            _close(db)  # the app opens its own
+            return _serve(args, directory)
+        try:
+            return _manage(args, directory, contest, db)
+        except sqlite3.Error as e:  # a full disk, a store locked beyond the timeout
+            return _fail(f"cannot use {db.path}: {e}")
+        finally:
+            _close(db)
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def _close(db: Database) -> None:
+    try:
+        db.close()
+    except sqlite3.Error as e:  # the WAL not checkpointed: SQLite settles it at the next open
+        _note(f"{db.path} was closed without its checkpoint ({e})")
+
+
+def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Database) -> int:
+    """People and backups, beside a running server or not."""
+    from moonasm.server import config, people
+
     try:
         if args.add_author is not None:
             print(people.add(db, args.add_author, "author"))
-            return ExitStatus.OK
-        if args.add_student is not None:
+        elif args.add_student is not None:
             course, name = args.add_student
             if contest.course(course) is None:
                 return _fail(f"no course '{course}' in {directory / config.CONFIG_NAME}")
             print(people.add(db, name, "student", course))
-            return ExitStatus.OK
-        if args.revoke is not None:
-            n = people.revoke(db, args.revoke)
-            if not n:
-                return _fail(f"no one is named {args.revoke!r}")
-            print(f"revoked the token{'s' * (n != 1)} of {args.revoke}")
-            return ExitStatus.OK
-        if args.rotate is not None:
-            print(people.rotate(db, args.rotate))
-            return ExitStatus.OK
-        if args.backup is not None:
+        elif args.revoke is not None:
+            already, left = people.revoke(db, args.revoke)
+            if already:
+                print(f"{args.revoke} was revoked already")
+            else:
+                print(f"revoked {args.revoke}: their token and sessions are ended; "
+                      f"{left} bot{'s' * (left != 1)} left the ladder")
+        elif args.rotate is not None:
+            token, was_revoked = people.rotate(db, args.rotate)
+            print(token)
+            if was_revoked:
+                _note(f"{args.rotate} is no longer revoked; their bots stay off the ladder "
+                      "until they submit again")
+        else:
             target = Path(args.backup)
-            if target.exists():
+            try:
+                fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
                 return _fail(f"'{target}' exists; name a new file")
-            db.backup(target)
-            os.chmod(target, 0o600)
+            except OSError as e:
+                return _fail(f"cannot write the backup {target}: {e.strerror or e}")
+            os.close(fd)
+            try:
+                db.backup(target)
+            except sqlite3.Error as e:
+                target.unlink()  # the part of a copy this command began
+                return _fail(f"cannot write the backup {target}: {e}")
             print(f"backed up to {target}")
-            return ExitStatus.OK
     except ValueError as e:
         return _fail(str(e))
-    return _serve(args, directory)
+    return ExitStatus.OK
+
+
+def _restore(directory: Path, backup: Path) -> int:
+    from moonasm.server.db import STORE_NAME, Busy, DirectoryLock, restore
+
+    store = directory / STORE_NAME
+    try:
+        with DirectoryLock(directory, "restored"):
+            bots, games = restore(store, backup, _note)
+    except (Busy, ValueError) as e:
+        return _fail(str(e))
+    print(f"restored {store} from {backup} ({bots:,} bot{'s' * (bots != 1)}, "
+          f"{games:,} game{'s' * (games != 1)})")
+    return ExitStatus.OK
 
 
 def _init(directory: Path) -> int:
@@ -116,9 +195,9 @@ def _init(directory: Path) -> int:
     from moonasm.server import config, people
     from moonasm.server.db import STORE_NAME, Database
 
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
-        return _fail(f"'{directory}' exists and is not an empty directory")
     try:
+        if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+            return _fail(f"'{directory}' exists and is not an empty directory")
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         os.chmod(directory, 0o700)
         seed = secrets.randbelow(2**63)
@@ -129,7 +208,10 @@ def _init(directory: Path) -> int:
         db = Database.create(directory / STORE_NAME)
     except OSError as e:
         return _fail(f"cannot create '{directory}': {e.strerror or e}")
-    token = people.add(db, "admin", "admin")
+    try:
+        token = people.add(db, "admin", "admin")
+    finally:
+        db.close()
     print(f"created the contest in {directory} (edit {path}, then: moonasm serve {directory})")
     print(f"admin token (shown once; keep it secret): {token}")
     return ExitStatus.OK
@@ -145,6 +227,7 @@ def _loopback(host: str) -> bool:
 
 
 def _serve(args: argparse.Namespace, directory: Path) -> int:
+    import signal
     import socket
 
     import uvicorn
@@ -152,6 +235,7 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
     from moonasm.contest import execute
     from moonasm.server import config
     from moonasm.server.app import build
+    from moonasm.server.db import STORE_NAME, damaged
 
     tls = args.tls_cert is not None or args.tls_key is not None
     if tls and (args.tls_cert is None or args.tls_key is None):
@@ -168,6 +252,8 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
         app = build(directory, where, say=lambda line: print(line, flush=True))
     except (config.ConfigError, FileNotFoundError, ValueError, RuntimeError) as e:
         return _fail(str(e))
+    except sqlite3.DatabaseError as e:  # met by the ladder reading the store
+        return _fail(damaged(directory / STORE_NAME, str(e)))
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -191,5 +277,15 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
             if self.started:
                 print(f"listening on {scheme}://{shown}:{port}", flush=True)
 
-    Server(conf).run(sockets=[sock])
+    # uvicorn stops on SIGTERM and SIGINT, then raises the signal again to end the process
+    # the signal's own way; with these handlers in place that second signal does nothing,
+    # and the stop ends here: the store closed, `stopped`, exit 0.
+    for stopping in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stopping, lambda number, frame: None)
+    server = Server(conf)
+    server.run(sockets=[sock])
+    _close(app.state.site.db)
+    if not server.started:
+        return _fail("the server did not start")
+    print("stopped", flush=True)
     return ExitStatus.OK

@@ -78,7 +78,7 @@ class StoreLock:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise StoreError(f"'{path}' is not a regular file")
-            _lock(fd)
+            lock_exclusively(fd)
         except BlockingIOError:
             os.close(fd)
             raise StoreError(f"'{path}' is in use: another moonasm process is writing to it "
@@ -120,7 +120,7 @@ class StoreLock:
         self.key = None
 
 
-def _lock(fd: int) -> None:
+def lock_exclusively(fd: int) -> None:
     """Lock `fd` exclusively without waiting: BlockingIOError if another process holds it."""
     if sys.platform == "win32":
         import msvcrt

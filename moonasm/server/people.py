@@ -3,7 +3,9 @@
 A token is 32 random bytes after its role (`author_…`); the store keeps only its SHA-256,
 found by an index on the digest and compared in constant time. A token is shown once, when
 it is made; `revoke` ends it, `rotate` replaces it. Names are 1–40 printable characters —
-no control or bidirectional-formatting character can disguise one.
+no control or bidirectional-formatting character can disguise one — and name one person
+across the contest, whatever their role, revoked or not (spec §10.1): a name on a page, a
+gradebook or a `--revoke` can never mean two people.
 """
 
 from __future__ import annotations
@@ -12,13 +14,13 @@ import base64
 import hashlib
 import hmac
 import secrets
+import sqlite3
 import time
 from dataclasses import dataclass
 
-from moonasm.server.db import Database
+from moonasm.server.db import NAME_LIMIT, Database
 
 ROLES = ("admin", "author", "student")
-NAME_LIMIT = 40
 
 
 @dataclass(frozen=True)
@@ -47,20 +49,27 @@ def name_problem(name: str) -> str | None:
     return None
 
 
+def _taken(name: str) -> ValueError:
+    return ValueError(f"the name {name!r} is taken: a name is one person's across the "
+                      "contest, whatever their role, revoked or not")
+
+
 def add(db: Database, name: str, role: str, course: str | None = None) -> str:
-    """A new person; their token (ValueError when the name is taken or not a name)."""
+    """A new person; their token (ValueError when the name is taken, by anyone, or is not a
+    name)."""
     problem = name_problem(name)
     if problem is not None:
         raise ValueError(problem)
     token = new_token(role)
-    with db.write() as c:
-        taken = c.execute("SELECT 1 FROM people WHERE role=? AND name=? AND revoked=0",
-                          (role, name)).fetchone()
-        if taken is not None:
-            raise ValueError(f"there is already a{'n' if role[0] in 'aeiou' else ''} "
-                             f"{role} named {name!r}")
-        c.execute("INSERT INTO people (name, role, course, token_sha256, created) "
-                  "VALUES (?, ?, ?, ?, ?)", (name, role, course, digest(token), time.time()))
+    try:
+        with db.write() as c:
+            if c.execute("SELECT 1 FROM people WHERE name=?", (name,)).fetchone() is not None:
+                raise _taken(name)
+            c.execute("INSERT INTO people (name, role, course, token_sha256, created) "
+                      "VALUES (?, ?, ?, ?, ?)",
+                      (name, role, course, digest(token), time.time()))
+    except sqlite3.IntegrityError:  # the name's unique index: the same name added meanwhile
+        raise _taken(name) from None
     return token
 
 
@@ -83,33 +92,38 @@ def by_id(db: Database, person: int) -> Person | None:
     return None if row is None else Person(row["id"], row["name"], row["role"], row["course"])
 
 
-def _named(db: Database, name: str) -> list[int]:
-    return [r["id"] for r in db.all("SELECT id FROM people WHERE name=? AND revoked=0",
-                                    (name,))]
+def _named(c: sqlite3.Connection, name: str) -> sqlite3.Row:
+    row: sqlite3.Row | None = c.execute("SELECT id, role, revoked FROM people WHERE name=?",
+                                        (name,)).fetchone()
+    if row is None:
+        raise ValueError(f"no one is named {name!r}")
+    return row
 
 
-def revoke(db: Database, name: str) -> int:
-    """End the tokens of everyone named `name` (their bots stay); how many."""
-    ids = _named(db, name)
+def revoke(db: Database, name: str) -> tuple[bool, int]:
+    """End the token and sessions of the person named `name` and mark them revoked; their
+    active bots leave the ladder (their games and answers stay, under their name). Whether
+    they were revoked already, and how many bots left (ValueError: no one of that name)."""
     with db.write() as c:
-        for person in ids:
-            c.execute("UPDATE people SET revoked=1 WHERE id=?", (person,))
-            c.execute("DELETE FROM sessions WHERE person=?", (person,))
-    return len(ids)
+        person = _named(c, name)
+        c.execute("UPDATE people SET revoked=1 WHERE id=?", (person["id"],))
+        c.execute("DELETE FROM sessions WHERE person=?", (person["id"],))
+        left = c.execute("UPDATE bots SET active=0, left_why='author revoked' "
+                         "WHERE author=? AND active=1", (person["id"],)).rowcount
+    return bool(person["revoked"]), left
 
 
-def rotate(db: Database, name: str) -> str:
-    """A new token for the one person named `name` (the old one stops working)."""
-    ids = _named(db, name)
-    if len(ids) != 1:
-        raise ValueError(f"no one is named {name!r}" if not ids else
-                         f"{len(ids)} people are named {name!r}")
-    role = db.read().execute("SELECT role FROM people WHERE id=?", (ids[0],)).fetchone()[0]
-    token = new_token(role)
+def rotate(db: Database, name: str) -> tuple[str, bool]:
+    """A new token for the person named `name` (the old one and its sessions end), restoring
+    them if they were revoked — their bots stay off the ladder until they submit again; the
+    token and whether they were revoked (ValueError: no one of that name)."""
     with db.write() as c:
-        c.execute("UPDATE people SET token_sha256=? WHERE id=?", (digest(token), ids[0]))
-        c.execute("DELETE FROM sessions WHERE person=?", (ids[0],))
-    return token
+        person = _named(c, name)
+        token = new_token(person["role"])
+        c.execute("UPDATE people SET token_sha256=?, revoked=0 WHERE id=?",
+                  (digest(token), person["id"]))
+        c.execute("DELETE FROM sessions WHERE person=?", (person["id"],))
+    return token, bool(person["revoked"])
 
 
 SESSION_SECONDS = 7 * 24 * 3600
