@@ -355,6 +355,13 @@ MALFORMED: list[tuple[str, bytes | dict[str, Any], dict[str, Any] | None, str]] 
             "str @ $.params.textDocument.uri; invalid value for type, expected int @ "
             "$.params.position.line; required field missing @ $.params.position.character",
             8), "refused a message"),
+    ("values JSON would convert", {"jsonrpc": "2.0", "id": 14, "method": "textDocument/hover",
+                                   "params": {"textDocument": {"uri": True},
+                                              "position": {"line": "3", "character": 1.5}}},
+     _error(-32602, "invalid params for textDocument/hover: invalid value for type, expected "
+            "str @ $.params.textDocument.uri; invalid value for type, expected int @ "
+            "$.params.position.line; invalid value for type, expected int @ "
+            "$.params.position.character", 14), "refused a message"),
     ("no params", {"jsonrpc": "2.0", "id": 9, "method": "textDocument/definition"}, _error(
         -32602, "invalid params for textDocument/definition: required field missing @ "
         "$.params", 9), "refused a message"),
@@ -445,12 +452,17 @@ def test_the_session_rules_are_kept_without_a_traceback() -> None:
         assert early["error"] == {"code": -32002,
                                   "message": "textDocument/hover before initialize"}
         assert "result" in w.request("initialize", {"capabilities": {}, "processId": None})
+        again = w.request("initialize", {"capabilities": {}, "processId": None})
+        assert again["error"] == {"code": -32600, "message": "initialize again (the open "
+                                  "documents would be forgotten)"}
         assert w.request("shutdown", None)["result"] is None
         late = w.request("textDocument/hover", HOVER)
         assert late["error"] == {"code": -32600, "message": "textDocument/hover after shutdown"}
         w.notify("exit", None)  # with standard input still open: the server ends at once
         assert w.ended() == (0, [
             "moonasm lsp: refused a message: textDocument/hover before initialize",
+            "moonasm lsp: refused a message: initialize again (the open documents would be "
+            "forgotten)",
             "moonasm lsp: refused a message: textDocument/hover after shutdown"])
     finally:
         w.kill()

@@ -22,13 +22,19 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO
 from urllib.parse import unquote
 
-from cattrs import transform_error
+from cattrs import Converter, transform_error
 from lsprotocol import types as t
 from pygls.io_ import StdoutWriter
-from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+from pygls.protocol import (
+    JsonRPCNotification,
+    JsonRPCRequestMessage,
+    JsonRPCResponseMessage,
+    default_converter,
+)
 from pygls.protocol.language_server import LanguageServerProtocol
 
 from moonasm.lsp import transport
@@ -36,6 +42,24 @@ from moonasm.lsp import transport
 logger = logging.getLogger("moonasm.lsp")
 
 _LOG_LINE = 300  # characters: pygls would log a whole document's text with a bad request
+
+
+def converter() -> Converter:
+    """pygls's converter, strict about JSON's types: cattrs would take `true`, `{}` or `null`
+    for a string (`"True"`, `"{}"`, `"None"`: a document named so) and `"5"`, `1.5` or
+    `true` for an integer; here each is invalid params."""
+    strict = default_converter()
+
+    def exactly(kind: type) -> Callable[[Any, Any], Any]:
+        def structure(value: Any, _: Any) -> Any:
+            if type(value) is kind or (kind is float and type(value) is int):
+                return value
+            raise ValueError(f"not a {kind.__name__}")
+        return structure
+
+    for kind in (str, int, bool, float):
+        strict.register_structure_hook(kind, exactly(kind))
+    return strict
 
 
 class Protocol(LanguageServerProtocol):
@@ -77,6 +101,10 @@ class Protocol(LanguageServerProtocol):
         if self._workspace is None and method not in (t.INITIALIZE, t.EXIT):
             return self._refuse(msg_id, t.ErrorCodes.ServerNotInitialized,
                                 f"{method} before initialize", unanswered)
+        if self._workspace is not None and method == t.INITIALIZE:  # LSP: once only
+            return self._refuse(msg_id, t.ErrorCodes.InvalidRequest,
+                                "initialize again (the open documents would be forgotten)",
+                                unanswered)
         if self._shutdown and method != t.EXIT:
             return self._refuse(msg_id, t.ErrorCodes.InvalidRequest,
                                 f"{method} after shutdown", unanswered)

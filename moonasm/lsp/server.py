@@ -24,7 +24,7 @@ _KINDS = {"operation": t.CompletionItemKind.Keyword, "directive": t.CompletionIt
           "label": t.CompletionItemKind.Reference, "operand": t.CompletionItemKind.Variable}
 
 server = LanguageServer("moonasm", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Full,
-                        protocol_cls=rpc.Protocol)
+                        protocol_cls=rpc.Protocol, converter_factory=rpc.converter)
 
 
 def _range(doc: TextDocument, place: analysis.Place) -> t.Range:
