@@ -46,14 +46,18 @@ class TraceLine:
     program's longest, so the columns after it line up), cost, power left, registers as bits.
 
     A run prints a line per statement, a million for a long loop, and the parts of a line
-    repeat: a statement with its cost, a register's value, the power left from one statement
-    to the next. Each is formatted once and kept (at most 2**bits values), so a line costs a
-    few lookups and a join, not a dozen formats: a million lines cost 1.3 s of CPU beyond the
-    interpreter's own 1.5 s, not 4.6 s."""
+    repeat: a statement with its cost, the registers (a 4-bit machine has 65,536 states of
+    them), the power left from one statement to the next. Each is formatted once and kept
+    (at most 65,536 register states, then afresh), so a line costs a few lookups, not a
+    dozen formats: a million lines of a loop cost 0.5 s of CPU beyond the interpreter's own
+    1.5 s, not 4.6 s."""
+
+    KEEP = 1 << 16  # register states kept: all of a 4-bit machine's, a few MiB
 
     def __init__(self, bits: int, color: bool = False, width: int = 16):
         self._bits, self._color, self._width = bits, color, width
         self._heads: dict[tuple[int, int], str] = {}  # (id of a statement, cost) -> its part
+        self._states: dict[tuple[int, ...], str] = {}  # the registers -> `A 0110 (6)  B ...`
         self._values: dict[int, str] = {}  # a register's value -> `0110 (6)`
         self._names = [paint(name, BOLD, color) + " " for name in isa.REGISTERS]
         self._power: float | None = None
@@ -70,11 +74,19 @@ class TraceLine:
         if m.power != self._power:
             self._power = m.power
             self._left = f"{isa.power_text(m.power):>9}  "
-        values = self._values
-        return head + self._left + "  ".join([
-            name + (values.get(number) or self._value(number))
-            for name, number in zip(self._names, m.regs, strict=True)])
+        state = tuple(m.regs)
+        registers = self._states.get(state)
+        if registers is None:
+            registers = self._registers(state)
+        return head + self._left + registers
 
-    def _value(self, number: int) -> str:
-        text = self._values[number] = value(number, self._bits, self._color)
+    def _registers(self, state: tuple[int, ...]) -> str:
+        if len(self._states) >= self.KEEP:
+            self._states.clear()
+        values = self._values
+        for number in state:
+            if number not in values:
+                values[number] = value(number, self._bits, self._color)
+        text = self._states[state] = "  ".join(
+            [name + values[number] for name, number in zip(self._names, state, strict=True)])
         return text
