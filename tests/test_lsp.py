@@ -284,9 +284,9 @@ def test_a_message_over_the_bound_is_refused_and_drained(wire: Wire) -> None:
     assert wire.receive() == _error(-32600, "a message of 16,777,217 bytes is over the limit "
                                     "of 16 MiB; skipped")
     _still_serving(wire)
-    assert wire.log_after(1) == ["moonasm lsp: refused a message: a message of 16,777,217 "
-                                 "bytes is over the limit of 16 MiB; skipped"]
     assert wire.hang_up() == 0
+    assert wire.ended()[1] == ["moonasm lsp: refused a message: a message of 16,777,217 "
+                               "bytes is over the limit of 16 MiB; skipped"]
 
 
 def test_a_length_of_a_terabyte_is_refused_without_allocating_it(wire: Wire) -> None:
@@ -296,9 +296,8 @@ def test_a_length_of_a_terabyte_is_refused_without_allocating_it(wire: Wire) -> 
     rss = Path(f"/proc/{wire.process.pid}/status").read_text().split("VmRSS:")[1].split()
     assert int(rss[0]) < 200_000, rss  # kB: the server never holds the body
     assert wire.hang_up() == 0  # the client gives up mid-body: the server ends, cleanly
-    assert wire.log_after(1) == ["moonasm lsp: refused a message: a message of "
-                                 "1,000,000,000,000 bytes is over the limit of 16 MiB; "
-                                 "skipped"]
+    assert wire.ended()[1] == ["moonasm lsp: refused a message: a message of "
+                               "1,000,000,000,000 bytes is over the limit of 16 MiB; skipped"]
 
 
 BROKEN_STREAMS = [
@@ -324,6 +323,23 @@ def test_a_stream_that_cannot_be_cut_into_messages_ends_with_one_line(
     wire.write(stream)
     assert wire.ended() == (0, [f"moonasm lsp: cannot read the client's messages: {why}; "
                                 "stopping"])
+
+
+def test_blank_lines_between_messages_are_passed_over(wire: Wire) -> None:
+    wire.write(b"\r\n\n\r\n")
+    _still_serving(wire)
+    assert wire.hang_up() == 0
+    assert wire.ended()[1] == []
+
+
+@pytest.mark.parametrize("unfinished", [b"Content-Len", b"Content-Length: 50\r\n",
+                                        b'Content-Length: 50\r\n\r\n{"jsonrpc": "2.0"'],
+                         ids=["mid-header", "before the blank line", "mid-body"])
+def test_a_client_hanging_up_mid_message_ends_the_server_quietly(
+        wire: Wire, unfinished: bytes) -> None:
+    wire.write(unfinished)
+    assert wire.hang_up() == 0
+    assert wire.ended()[1] == []
 
 
 # Each bad message, and what the server answers (None: a notification, dropped) and logs.
@@ -442,7 +458,7 @@ def test_requests_about_a_document_never_opened_are_refused(wire: Wire, tmp_path
                "first)" for uri in (NEVER_OPENED, on_disk.as_uri()) for _ in ABOUT_A_DOCUMENT]
     ignored = [f"moonasm lsp: ignored a notification: {NEVER_OPENED} is not open "
                "(textDocument/didOpen first)"] * 2
-    assert wire.log == refused + ignored
+    assert wire.ended()[1] == refused + ignored
 
 
 def test_the_session_rules_are_kept_without_a_traceback() -> None:

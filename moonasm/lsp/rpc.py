@@ -184,10 +184,7 @@ def _first_line(error: BaseException) -> str:
 def _what_is_wrong(error: Exception) -> str:
     """cattrs's list of what did not fit, in the protocol's own field names (`textDocument`,
     not `text_document`)."""
-    try:
-        found = transform_error(error, path="$")
-    except Exception:  # noqa: BLE001 - not a structuring error after all: its own words
-        found = [_first_line(error)]
+    found = transform_error(error, path="$")
     words = "; ".join(re.sub(r"_([a-z])", lambda m: m[1].upper(), f) for f in found[:3])
     return words + (f" (and {len(found) - 3} more)" if len(found) > 3 else "")
 
