@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES, ROOT, run_subprocess
@@ -312,6 +314,57 @@ def test_trace_goes_to_stderr_with_json(run_src) -> None:
     out = run_src(DESIGN, "--trace", "--json")
     assert out.err == TRACE
     assert out.json["registers"]["A"] == 6
+
+
+LOOP = "loop:   INC B\n        JMP loop\n"  # a bot: until the step limit's overload fault
+
+
+def _traced_loop(tmp_path: Path, *args: str) -> tuple[int, str, Path]:
+    """`moonasm run loop.masm --trace --json ARGS` as a user runs it, its standard error (the
+    trace) written to a file: (exit status, standard output, the trace's file)."""
+    (tmp_path / "loop.masm").write_text(LOOP)
+    trace = tmp_path / "trace.txt"
+    with trace.open("wb") as err:
+        done = subprocess.run([sys.executable, "-m", "moonasm", "run", "loop.masm", "--trace",
+                               "--json", *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                              stderr=err, stdin=subprocess.DEVNULL, timeout=600,
+                              env={**os.environ, "NO_COLOR": "1"})
+    return done.returncode, done.stdout.decode(), trace
+
+
+def test_trace_json_prints_the_object_and_every_line(tmp_path: Path) -> None:
+    # 9,999 lines, more than one block of the trace's writer; the power left changes with
+    # every INC and not with a JMP.
+    status, out, trace = _traced_loop(tmp_path, "--power", "20000", "--max-steps", "9999")
+    assert status == 4
+    assert out == (
+        '{"ok": false, "bits": 4, "registers": {"A": 0, "B": 8, "C": 0, "D": 0}, "ram": {"1": '
+        '0}, "power": {"spent": 10000, "left": 10000}, "goal": null, "steps": 9999, "error": '
+        '{"kind": "overload", "message": "more than 9999 steps this turn (the 1969 alarm)", '
+        '"line": 2, "column": 9}}\n')
+    lines = []
+    for step in range(9999):
+        b = (step // 2 + 1) % 16
+        left = 20000 - 2 * (step // 2 + 1)
+        statement = "    1  INC B            cost   2" if step % 2 == 0 else \
+            "    2  JMP loop         cost   0"
+        lines.append(f"{statement}  left {left:>9}  A 0000 (0)  B {b:04b} ({b})  C 0000 (0)  "
+                     "D 0000 (0)\n")
+    assert trace.read_text() == "".join(lines) + (
+        "loop.masm:2:9: error: overload fault: more than 9999 steps this turn (the 1969 "
+        "alarm)\n"
+        "    2 |         JMP loop\n"
+        "      |         ^~~\n")
+
+
+def test_a_million_statement_trace_under_json_finishes(tmp_path: Path) -> None:
+    # Each of the 1,000,000 lines is written (on standard error, as docs/cli.md says); the
+    # timeout guards against a hang, benchmarks/bench_run.py measures the time.
+    status, out, trace = _traced_loop(tmp_path)
+    assert status == 4
+    assert json.loads(out)["steps"] == 1_000_000
+    with trace.open() as lines:
+        assert sum(1 for _ in lines) == 1_000_000 + 3  # and the fault's three lines
 
 
 def _pty_run(env_extra: dict[str, str]) -> bytes:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from moonasm.cli.common import (
     JsonObject,
@@ -35,8 +35,10 @@ from moonasm.lang.numbers import MAX_POWER as MAX_COUNT
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
-    from moonasm.lang.check import Config, Program
+    from moonasm.lang.check import Config, Program, Stmt
     from moonasm.lang.parse import Parsed
+    from moonasm.render import TraceLine
+    from moonasm.vm.machine import Machine
     from moonasm.vm.script import Situation
 
 
@@ -238,22 +240,46 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
                           goal=None, steps=0, error=error_of(diagnostics[0]))
 
 
+class TraceWriter:
+    """`--trace`'s lines, written a block at a time: a million statements are a million lines,
+    and standard error writes each line on its own (one system call each) when printed one by
+    one."""
+
+    BLOCK = 4096  # lines
+
+    def __init__(self, out: TextIO, line: TraceLine):
+        self._out, self._line = out, line
+        self._lines: list[str] = []
+
+    def __call__(self, stmt: Stmt, cost: int, m: Machine) -> None:
+        self._lines.append(self._line(stmt, cost, m))
+        if len(self._lines) >= self.BLOCK:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._lines:
+            self._lines.append("")
+            self._out.write("\n".join(self._lines))
+            self._lines.clear()
+            self._out.flush()
+
+
 def _run(args: argparse.Namespace, program: Program, situation: Situation) -> int:
     from moonasm import isa, render
     from moonasm.vm.script import DEFAULT_MAX_STEPS, run_script
 
     config = program.config
-    out = sys.stderr if args.json else sys.stdout
     trace = None
     if args.trace:
-        color = use_color(out)
+        out = sys.stderr if args.json else sys.stdout
         width = max([16] + [len(s.text) for turn in program.turns for s in turn.stmts])
-
-        def trace(stmt, cost, m):  # type: ignore[no-untyped-def]
-            print(render.trace_line(stmt, cost, m, color, width), file=out)
-
-    res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace,
-                     repeat=args.turns or 1, situation=situation)
+        trace = TraceWriter(out, render.TraceLine(config.bits, use_color(out), width))
+    try:
+        res = run_script(program, max_steps=args.max_steps or DEFAULT_MAX_STEPS, trace=trace,
+                         repeat=args.turns or 1, situation=situation)
+    finally:  # Ctrl-C too: every statement run is shown, before the fault that stopped it
+        if trace is not None:
+            trace.flush()
     m = res.machine
     fault = res.fault
     span = None if fault is None else fault.span

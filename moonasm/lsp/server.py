@@ -3,11 +3,14 @@
 Documents are synchronised whole (every change sends the full text: MOON programs are small),
 checked on open and on every change, and their diagnostics published at once. Positions are
 converted between the client's units and code points by the document's position codec.
+Only documents the client opened are answered about (`moonasm.lsp.rpc` refuses the others
+before a feature runs), so a feature never reads a file from disk.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import sys
 
 from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
@@ -15,12 +18,13 @@ from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from moonasm import __version__
-from moonasm.lsp import analysis
+from moonasm.lsp import analysis, rpc
 
 _KINDS = {"operation": t.CompletionItemKind.Keyword, "directive": t.CompletionItemKind.Keyword,
           "label": t.CompletionItemKind.Reference, "operand": t.CompletionItemKind.Variable}
 
-server = LanguageServer("moonasm", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Full)
+server = LanguageServer("moonasm", __version__, text_document_sync_kind=t.TextDocumentSyncKind.Full,
+                        protocol_cls=rpc.Protocol, converter_factory=rpc.converter)
 
 
 def _range(doc: TextDocument, place: analysis.Place) -> t.Range:
@@ -135,5 +139,13 @@ def formatting(ls: LanguageServer, params: t.DocumentFormattingParams) -> list[t
                        new_text=formatted)]
 
 
-def serve(**_: Any) -> None:
-    server.start_io()
+def serve() -> None:
+    """Serve an editor on standard input and output until it says `exit` or hangs up."""
+    rpc.one_line_log()
+    assert isinstance(server.protocol, rpc.Protocol)
+    try:
+        asyncio.run(rpc.converse(server.protocol, sys.stdin.buffer, sys.stdout.buffer))
+    except SystemExit:  # the client's `exit` notification: pygls ends the process so
+        pass
+    except BrokenPipeError:
+        rpc.logger.warning("the client closed standard output; stopping")
