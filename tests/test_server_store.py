@@ -98,7 +98,7 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, sig: int) -> None:
     status, out, err = halt(server, sig)
     assert (status, out.splitlines()[-1:], err) == (0, ["stopped"], "")
     assert sorted(p.name for p in directory.iterdir()) == ["contest.sqlite", "contest.toml",
-                                                            "serve.lock"]
+                                                            "optima.json", "serve.lock"]
     assert rows(directory / STORE, "PRAGMA integrity_check") == [("ok",)]
 
 
