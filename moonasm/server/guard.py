@@ -15,8 +15,10 @@ import json
 import secrets
 import threading
 import time
+from array import array
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
+from itertools import accumulate
 from typing import Any
 
 from starlette.requests import Request
@@ -28,6 +30,8 @@ from moonasm.server import people
 from moonasm.server.db import Database
 
 BODY_LIMIT = 1024 * 1024
+MAX_DEPTH = 64  # a JSON body's nesting
+BIGGEST = 2**53  # an id or a count
 BOT_LIMIT = 64 * 1024
 SESSION_COOKIE = "moonasm_session"
 CSRF_COOKIE = "moonasm_csrf"
@@ -186,13 +190,16 @@ def visitor(request: Request, db: Database) -> people.Person | None:
 
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object: 415 unless sent as application/json, 400 when it is not
-    a JSON object."""
+    a JSON object, nests deeper than `MAX_DEPTH` or holds a whole number beyond ±2^53."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
         raise ApiError(415, "send the body as application/json")
     raw = await request.body()
     try:
-        body = json.loads(raw)
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads does
+        if nesting(text) > MAX_DEPTH:
+            raise ApiError(400, f"the body is nested deeper than {MAX_DEPTH} levels")
+        body = json.loads(text, parse_int=_json_whole)
     except (ValueError, UnicodeDecodeError) as e:
         raise ApiError(400, f"the body is not JSON: {e}") from None
     if not isinstance(body, dict):
@@ -200,11 +207,47 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
+_SIGNS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+def nesting(text: str) -> int:
+    """How deep a JSON text's brackets nest, its strings skipped, in a few linear passes of
+    C (no recursion, no regular expression to backtrack): a body is refused on this before
+    `json.loads` recurses into it and exhausts the stack. Escaped backslashes go first, then
+    escaped quotes, so that every quote left opens or closes a string."""
+    plain = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(plain.split(b'"')[::2])
+    return max(accumulate(array("b", outside.translate(_SIGNS, _NOT_BRACKETS))), default=0)
+
+
+def _json_whole(digits: str) -> int:
+    """A whole number of a JSON body, where every number is an id or a count: beyond ±2^53
+    it would overflow SQLite's integers (and JavaScript's exact ones); refused before `int`
+    reads its digits, however many."""
+    if len(digits.lstrip("-")) > len(str(BIGGEST)) or abs(number := int(digits)) > BIGGEST:
+        raise ApiError(400, "a number in the body is outside ±2^53")
+    return number
+
+
+def whole(text: str) -> int | None:
+    """The id or count a path or a query string gives: ASCII digits up to 2^53 (SQLite's
+    integers hold it), else None."""
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(BIGGEST)):
+        return None
+    number = int(text)
+    return number if number <= BIGGEST else None
+
+
+_KINDS = {int: "a whole number", str: "a string", list: "a list", dict: "an object"}
+
+
 def field_of(body: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = body.get(key)
     if value is None or isinstance(value, bool) and kind is int or not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise ApiError(400, f"'{key}' must be given as {'a ' + names}")
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        names = " or ".join(_KINDS.get(k, k.__name__) for k in kinds)
+        raise ApiError(400, f"'{key}' must be given as {names}")
     return value
 
 
