@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -145,3 +147,78 @@ def test_numbers_beyond_2_to_the_53_are_refused_wherever_an_id_or_count_is_read(
         assert c.post(f"/api/admin/bots/{huge}/disable").status_code == 404
         answer = c.post("/api/admin/final", json={"hill": "main", "games": huge})
         assert (answer.status_code, answer.json()) == (400, BIG)
+
+
+# -- hang-ups and failures ----------------------------------------------------------------------
+
+def test_a_client_hanging_up_mid_body_leaves_no_traceback(tmp_path: Path) -> None:
+    directory = tmp_path / "contest"
+    init(directory)
+    alice = add(directory, "alice")
+    server = Server(directory).start()
+    try:
+        half = b'{"bot": 1, "op'
+        for request in (_post("/api/challenges", half, token=alice),
+                        _post("/api/hills/main/bots", b".name x\n", "text/plain", alice),
+                        _post("/api/check", half),
+                        _post("/signin", b"token=abc&csrf=", "application/x-www-form-urlencoded"),
+                        _post("/submit", b"--b\r\nContent-Disposition: form-data; name=",
+                              "multipart/form-data; boundary=b")):
+            request = request.replace(b"Content-Length: ", b"Content-Length: 1000", 1)
+            with socket.create_connection(_address(server)) as s:
+                s.sendall(request)
+                time.sleep(0.2)
+        # hanging up on an answer: an event stream, and a page never read
+        with socket.create_connection(_address(server)) as s:
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert s.recv(100).startswith(b"HTTP/1.1 200")
+        with socket.create_connection(_address(server)) as s:
+            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        time.sleep(0.5)
+        with server.client() as c:
+            assert c.get("/api/hills").status_code == 200
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err and "Exception in ASGI" not in err, err
+
+
+def test_a_request_still_arriving_when_the_server_stops_gets_503(tmp_path: Path) -> None:
+    """A graceful stop waits a moment for requests in flight, then ends them: a body still
+    trickling in is answered 503, not a 500 with a traceback."""
+    directory = tmp_path / "contest"
+    init(directory)
+    server = Server(directory).start()
+    with socket.create_connection(_address(server)) as s:
+        s.sendall(_post("/api/check", b'{"source": "').replace(b"Content-Length: 12",
+                                                               b"Content-Length: 100"))
+        time.sleep(0.3)
+        err = server.stop()
+        s.settimeout(5)
+        answer = s.recv(65536)
+    status, _, rest = answer.partition(b"\r\n")
+    assert status == b"HTTP/1.1 503 Service Unavailable"
+    assert json.loads(rest.split(b"\r\n\r\n", 1)[1]) == {"error": "the server is stopping"}
+    assert "Traceback" not in err, err
+
+
+def test_an_unforeseen_failure_is_a_500_and_one_line_of_the_log(tmp_path: Path) -> None:
+    """What no rule foresaw (here a table dropped under the running server) answers 500 and
+    logs the method, the path and the exception's type: not its message, no traceback."""
+    import sqlite3
+
+    directory = tmp_path / "contest"
+    init(directory)
+    server = Server(directory).start()
+    try:
+        with sqlite3.connect(directory / "contest.sqlite") as store:
+            store.execute("DROP TABLE programs")
+        with server.client() as c:
+            answer = c.get("/api/programs/abc%0aforged")
+        assert (answer.status_code, answer.json()) == (
+            500, {"error": "the server could not answer this request"})
+    finally:
+        err = server.stop()
+    lines = [line for line in err.splitlines() if "programs" in line]
+    assert lines == ["ERROR:    GET /api/programs/abc\\nforged failed: "
+                     "sqlite3.OperationalError"], err
+    assert "Traceback" not in err and "no such table" not in err, err

@@ -10,8 +10,10 @@ not rest on `Origin`, which a browser sends as `null` under `Referrer-Policy: no
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import logging
 import secrets
 import threading
 import time
@@ -21,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from itertools import accumulate
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse as _StarletteJSON
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,6 +37,7 @@ BIGGEST = 2**53  # an id or a count
 BOT_LIMIT = 64 * 1024
 SESSION_COOKIE = "moonasm_session"
 CSRF_COOKIE = "moonasm_csrf"
+LOG = logging.getLogger("uvicorn.error")  # uvicorn's own log: one format, one place
 HEADERS = {
     "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
                                "form-action 'self'; frame-ancestors 'none'",
@@ -69,7 +72,8 @@ class ApiError(Exception):
 
 class Guard:
     """ASGI middleware around the whole site: security headers, `Cache-Control: private,
-    no-store` on everything but static files, the body limit, and no traceback ever."""
+    no-store` on everything but static files, the body limit, and no traceback ever: a
+    failure is one line of the log."""
 
     def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT):
         self.app = app
@@ -101,7 +105,9 @@ class Guard:
                 await error(400, "Content-Length is not a number")(scope, receive,
                                                                    send_with_headers)
                 return
-            if int(length) > self.limit:
+            # more digits than the limit has is over it (and int() refuses 4,300 digits)
+            digits = length.lstrip(b"0") or b"0"
+            if len(digits) > len(str(self.limit)) or int(digits) > self.limit:
                 await error(413, f"the body is over the limit of {self.limit} bytes")(
                     scope, receive, send_with_headers)
                 return
@@ -121,13 +127,30 @@ class Guard:
         except ApiError as e:
             if not started:
                 await e.response()(scope, receive, send_with_headers)
-        except Exception:  # the answer a client gets instead of a traceback
-            import traceback
-
-            traceback.print_exc()
+        except ClientDisconnect:
+            pass  # the client hung up before its request was read: no one to answer
+        except asyncio.CancelledError:
+            # uvicorn ends what still runs when a graceful stop runs out of time; an answer
+            # begun (an event stream) just ends, its connection closed
+            if not started:
+                await ApiError(503, "the server is stopping", {"Connection": "close"}).response()(
+                    scope, receive, send_with_headers)
+        except Exception as e:  # the answer a client gets instead of a traceback
+            failed(scope, e)
             if not started:
                 await error(500, "the server could not answer this request")(
                     scope, receive, send_with_headers)
+
+
+def failed(scope: Scope, e: Exception) -> None:
+    """One line of the log for a request that failed: its method, its path (escaped, cut
+    short) and the exception's type — never its message, which may hold a token or a
+    source, never a traceback."""
+    kind = type(e)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    path = ascii(scope.get("path", ""))[1:-1]
+    LOG.error("%s %s failed: %s", scope.get("method", "?"), path[:200], name)
 
 
 def error(status: int, message: str, **extra: Any) -> Response:
