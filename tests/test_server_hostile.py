@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -222,3 +223,135 @@ def test_an_unforeseen_failure_is_a_500_and_one_line_of_the_log(tmp_path: Path) 
     assert lines == ["ERROR:    GET /api/programs/abc\\nforged failed: "
                      "sqlite3.OperationalError"], err
     assert "Traceback" not in err and "no such table" not in err, err
+
+
+# -- slow clients ------------------------------------------------------------------------------
+
+def test_a_request_not_complete_within_the_limit_is_dropped(tmp_path: Path) -> None:
+    """One wait of REQUEST_SECONDS for all three: a head and a body trickled a byte every
+    few seconds (a total deadline, not an idle one) are dropped at the limit; an event
+    stream open as long is not a request and stays."""
+    from moonasm.server import timeouts
+
+    directory = tmp_path / "contest"
+    init(directory)
+    server = Server(directory).start()
+    limit = timeouts.REQUEST_SECONDS
+    found: dict[str, Any] = {}
+
+    def trickle(name: str, start: bytes, byte: bytes) -> None:
+        with socket.create_connection(_address(server)) as s:
+            began = time.monotonic()
+            s.sendall(start)
+            s.settimeout(limit / 10)
+            got = b""
+            while time.monotonic() - began < limit + 15:
+                try:
+                    chunk = s.recv(65536)
+                except TimeoutError:
+                    try:
+                        s.sendall(byte)
+                    except OSError:
+                        break
+                    continue
+                except ConnectionResetError:
+                    break
+                if not chunk:
+                    break
+                got += chunk
+            found[name] = (time.monotonic() - began, got)
+
+    def listen() -> None:
+        with socket.create_connection(_address(server)) as s:
+            s.sendall(b"GET /api/events HTTP/1.1\r\nHost: x\r\n\r\n")
+            s.settimeout(limit + 5)
+            got = b""
+            began = time.monotonic()
+            while time.monotonic() - began < limit + 5:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                got += chunk
+            found["events"] = (time.monotonic() - began, got)
+
+    threads = [threading.Thread(target=trickle, args=(
+                   "head", b"GET /api/hills HTTP/1.1\r\nHost: x\r\nX-Slow: ", b"a")),
+               threading.Thread(target=trickle, args=(
+                   "body", _post("/api/check", b'{"source": "').replace(
+                       b"Content-Length: 12", b"Content-Length: 1000"), b"a")),
+               threading.Thread(target=listen)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        err = server.stop()
+    head_took, head = found["head"]
+    assert limit - 1 <= head_took <= limit + 5 and head == b""
+    body_took, body = found["body"]
+    assert limit - 1 <= body_took <= limit + 5
+    status, _, rest = body.partition(b"\r\n")
+    assert status == b"HTTP/1.1 408 Request Timeout"
+    assert b"connection: close" in rest.lower()
+    assert json.loads(rest.split(b"\r\n\r\n", 1)[1]) == {
+        "error": f"the request was not complete within {limit:g} s"}
+    events_took, events = found["events"]
+    assert events_took >= limit + 4 and events.count(b": keep-alive") >= 2
+    assert "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("parser", ["httptools", "h11"])
+def test_the_head_deadline_on_either_parser(parser: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """uvicorn's protocol with the deadline, in process with a short one: a head that does not
+    end is closed at the deadline, on a new connection and on a kept-alive one alike; a slow
+    answer is not a slow head."""
+    import asyncio
+
+    from uvicorn import Config
+    from uvicorn.server import ServerState
+
+    from moonasm.server import timeouts
+
+    if parser == "httptools":
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    else:
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base  # type: ignore[assignment]
+    deadline = 0.3
+    monkeypatch.setattr(timeouts, "REQUEST_SECONDS", deadline)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/slow":
+            await asyncio.sleep(deadline * 3)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", b"2")]})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    async def closed_after(writer: asyncio.StreamWriter, reader: asyncio.StreamReader,
+                           data: bytes) -> tuple[float, bytes]:
+        began = asyncio.get_running_loop().time()
+        writer.write(data)
+        got = await asyncio.wait_for(reader.read(), 10)
+        return asyncio.get_running_loop().time() - began, got
+
+    async def main() -> None:
+        config = Config(app, timeout_keep_alive=60, log_level="warning")
+        state = ServerState()
+        kind = timeouts.with_head_deadline(base)
+        server = await asyncio.get_running_loop().create_server(
+            lambda: kind(config=config, server_state=state, app_state={}),  # type: ignore[call-arg]
+            "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        took, got = await closed_after(writer, reader, b"GET / HTTP/1.1\r\nHost: x\r\n")
+        assert deadline - 0.05 <= took <= deadline + 1 and got == b""
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        took, got = await closed_after(writer, reader, b"GET /slow HTTP/1.1\r\nHost: x\r\n"
+                                       b"\r\nGET / HTTP/1.1\r\n")
+        assert got.startswith(b"HTTP/1.1 200") and got.endswith(b"ok")
+        assert deadline * 4 - 0.05 <= took <= deadline * 4 + 1
+        server.close()
+
+    asyncio.run(main())

@@ -28,7 +28,7 @@ from starlette.responses import JSONResponse as _StarletteJSON
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from moonasm.server import people
+from moonasm.server import people, timeouts
 from moonasm.server.db import Database
 
 BODY_LIMIT = 1024 * 1024
@@ -72,8 +72,8 @@ class ApiError(Exception):
 
 class Guard:
     """ASGI middleware around the whole site: security headers, `Cache-Control: private,
-    no-store` on everything but static files, the body limit, and no traceback ever: a
-    failure is one line of the log."""
+    no-store` on everything but static files, the body's limits of size and time
+    (`timeouts.REQUEST_SECONDS`), and no traceback ever: a failure is one line of the log."""
 
     def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT):
         self.app = app
@@ -111,11 +111,24 @@ class Guard:
                 await error(413, f"the body is over the limit of {self.limit} bytes")(
                     scope, receive, send_with_headers)
                 return
+        deadline = asyncio.get_running_loop().time() + timeouts.REQUEST_SECONDS
         received = 0
+        complete = False
 
         async def bounded_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            """The body, within the limits; once it is complete, `receive` as it is (an event
+            stream waits on it for the client's disconnect as long as it lasts)."""
+            nonlocal received, complete
+            if complete:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise ApiError(408, f"the request was not complete within "
+                                    f"{timeouts.REQUEST_SECONDS:g} s",
+                               {"Connection": "close"}) from None
+            complete = message["type"] != "http.request" or not message.get("more_body")
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
