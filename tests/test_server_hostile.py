@@ -355,3 +355,38 @@ def test_the_head_deadline_on_either_parser(parser: str, monkeypatch: pytest.Mon
         server.close()
 
     asyncio.run(main())
+
+
+# -- token swaps -------------------------------------------------------------------------------
+
+def test_every_token_swap_counts_against_the_sign_in_limit(tmp_path: Path) -> None:
+    """The submit form's token field is a sign-in too: without the limit it would be an
+    unlimited oracle for guessing tokens."""
+    from moonasm.server.guard import Rates
+
+    count, _window = Rates.LIMITS["signin"]
+    directory = tmp_path / "contest"
+    init(directory)
+    server = Server(directory).start()
+    try:
+        with server.client() as c:
+            page = c.get("/submit").text
+            csrf = page.split('name="csrf" value="')[1].split('"')[0]
+
+            def swap(path: str) -> Any:
+                fields = {"csrf": csrf, "token": "author_wrong", "hill": "main",
+                          "source": "END\n"}
+                if path == "/submit":
+                    return c.post(path, files={k: (None, v) for k, v in fields.items()})
+                return c.post(path, data=fields)
+
+            for i in range(count):
+                answer = swap("/signin" if i % 2 else "/submit")
+                assert answer.status_code == 401, i
+            for path in ("/submit", "/signin"):
+                late = swap(path)
+                assert late.status_code == 429, path
+                assert 1 <= int(late.headers["retry-after"]) <= 60
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err, err
