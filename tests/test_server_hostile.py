@@ -6,6 +6,7 @@ the server keeps answering, and its log holds no traceback."""
 from __future__ import annotations
 
 import json
+import random
 import socket
 import threading
 import time
@@ -390,3 +391,94 @@ def test_every_token_swap_counts_against_the_sign_in_limit(tmp_path: Path) -> No
     finally:
         err = server.stop()
     assert "Traceback" not in err, err
+
+
+# -- garbage -----------------------------------------------------------------------------------
+
+def _garbage(alice: str, student: str, puzzle: str) -> list[bytes]:
+    rng = random.Random(24)
+    get = b"GET %s HTTP/1.1\r\nHost: x\r\nConnection: close\r\n%s\r\n"
+    form = "application/x-www-form-urlencoded"
+    many = "&".join(f"f{i}={i}" for i in range(1000)).encode()
+    parts = b"".join(b"--b\r\nContent-Disposition: form-data; name=\"f%d\"\r\n\r\nx\r\n" % i
+                     for i in range(1000)) + b"--b--\r\n"
+    requests = [bytes(rng.randrange(256) for _ in range(rng.randrange(1, 300))) + b"\r\n\r\n"
+                for _ in range(40)]
+    requests += [
+        b"FOO / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"G\x00T / HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"DELETE / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+        b"GET /\r\n\r\n",
+        get % (b"/", b"X-Big: " + b"a" * 200_000 + b"\r\n"),
+        get % (b"/", b"".join(b"X-%d: a\r\n" % i for i in range(2000))),
+        get % (b"/", b"Cookie: moonasm_session=" + b"\xff" * 100 + b"; moonasm_csrf=\xfe\r\n"),
+        get % (b"/api/hills", b"Authorization: Bearer \xff\xfe\x00\r\n"),
+        get % (b"/api/hills", b"Authorization: Bearer " + b"a" * 60_000 + b"\r\n"),
+        get % (b"/", b"Host: [\r\n"),
+        get % (b"/hills/%ff%fe", b""),
+        get % (b"/bots/\xff\xfe", b""),
+        get % (b"/api/hills/%C0%AF/standings", b""),
+        get % (b"/api/games?limit=%ff&after=%00", b""),
+        get % (b"/api/games?hill=%ff%fe&bot=\xff", b""),
+        get % (b"/signin?next=%ff%0d%0a", b""),
+        get % (b"/submit?hill=%ed%a0%80", b""),
+        get % (b"/p/%ed%a0%80", b""),
+        get % (b"/api/programs/" + b"%2e" * 5000, b""),
+        get % (b"/" + b"a" * 100_000, b""),
+        _post("/api/check", b"{}").replace(b"Content-Length: 2", b"Content-Length: abc"),
+        _post("/api/check", b"{}").replace(b"Content-Length: 2", b"Content-Length: -1"),
+        _post("/api/check", b"{}").replace(b"Content-Length: 2", b"Content-Length: " +
+                                           b"9" * 5000),
+        _post("/api/check", b"{}", extra=b"Content-Length: 3\r\n"),
+        _post("/api/check", b"{}").replace(b"Content-Length: 2", b"Content-Length: 1"),
+        _post("/api/check", b"{}", extra=b"Transfer-Encoding: chunked\r\n"),
+        b"POST /api/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n",
+        _post("/api/check", b'{"source": "\\ud800"}'),
+        _post("/api/run", b'{"source": "\\udfff END"}'),
+        _post("/api/programs", b'{"source": "\\ud800\\ud800"}'),
+        _post("/api/check", b'{"source": "\xff\xfe"}'),
+        _post("/api/check", b'\xff\xfe{\x00}\x00'),
+        _post("/api/check", b'{"source": NaN, "x": Infinity, "y": 1e999}'),
+        _post("/api/check", b'{"source": "' + b"\\u0000" * 1000 + b'"}'),
+        _post("/api/challenges", b'{"bot": "\\ud800", "opponents": [1e999], "games": -0}',
+              token=alice),
+        _post("/api/challenges", b'{"bot": 1, "opponents": [true, null, {}], "games": 1.5}',
+              token=alice),
+        _post("/api/admin/freeze", b'{"hill": "\\udfff"}', token=alice),
+        _post("/api/hills/main/bots", b".name \"\xed\xa0\x80\"\nEND\n", "text/plain", alice),
+        _post("/api/hills/main/bots", b"\xff" * 1000, "text/plain; charset=utf-16", alice),
+        _post("/signin", many, form),
+        _post("/submit", many, form),
+        _post("/signin", parts, "multipart/form-data; boundary=b"),
+        _post("/submit", parts, "multipart/form-data; boundary=b"),
+        _post("/submit", b"--\r\n\r\n", "multipart/form-data"),
+        _post("/submit", b"--b\r\n\xff\xfe\r\n\r\n--b--", "multipart/form-data; boundary=b"),
+        _post("/signin", b"token=%ff%fe&csrf=%ed%a0%80&next=%0d%0a", form),
+        _post(f"/api/courses/lessons/puzzles/{puzzle}/answers", b"\xff" * 100, "text/plain",
+              student),
+    ]
+    return requests
+
+
+def test_garbage_gets_no_500_and_no_traceback(tmp_path: Path) -> None:
+    directory = tmp_path / "contest"
+    init(directory)
+    alice = add(directory, "alice")
+    student = add(directory, "sam", "student")
+    server = Server(directory).start()
+    try:
+        with server.client() as c:
+            puzzle = c.get("/api/courses/lessons").json()["puzzles"][0]["name"]
+        answered = 0
+        for request in _garbage(alice, student, puzzle):
+            status = _exchange(server, request, wait=3.0)
+            assert status is None or status < 500, (status, request[:200])
+            answered += status is not None
+        assert answered >= 40
+        with server.client() as c:
+            assert c.get("/api/hills").status_code == 200
+    finally:
+        err = server.stop()
+    assert "Traceback" not in err and "Exception in ASGI" not in err, err
