@@ -236,6 +236,7 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
     from moonasm.server import config
     from moonasm.server.app import build
     from moonasm.server.db import STORE_NAME, damaged
+    from moonasm.server.timeouts import protocol
 
     tls = args.tls_cert is not None or args.tls_key is not None
     if tls and (args.tls_cert is None or args.tls_key is None):
@@ -269,7 +270,7 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
                           proxy_headers=args.proxy is not None,
                           forwarded_allow_ips=args.proxy or "",
                           ssl_certfile=args.tls_cert, ssl_keyfile=args.tls_key,
-                          timeout_graceful_shutdown=3)
+                          timeout_graceful_shutdown=3, http=protocol())
 
     class Server(uvicorn.Server):
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:

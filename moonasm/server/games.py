@@ -64,9 +64,10 @@ def _whole(request: Request, key: str, default: int | None) -> int | None:
     text = request.query_params.get(key)
     if text is None:
         return default
-    if not text.isascii() or not text.isdigit() or len(text) > 15:
-        raise ApiError(400, f"'{key}' must be a whole number, not {text!r}")
-    return int(text)
+    number = guard.whole(text)
+    if number is None:
+        raise ApiError(400, f"'{key}' must be a whole number from 0 to 2^53, not {text!r}")
+    return number
 
 
 @reads

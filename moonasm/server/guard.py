@@ -10,27 +10,34 @@ not rest on `Origin`, which a browser sends as `null` under `Referrer-Policy: no
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import json
+import logging
 import secrets
 import threading
 import time
+from array import array
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
+from itertools import accumulate
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse as _StarletteJSON
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from moonasm.server import people
+from moonasm.server import people, timeouts
 from moonasm.server.db import Database
 
 BODY_LIMIT = 1024 * 1024
+MAX_DEPTH = 64  # a JSON body's nesting
+BIGGEST = 2**53  # an id or a count
 BOT_LIMIT = 64 * 1024
 SESSION_COOKIE = "moonasm_session"
 CSRF_COOKIE = "moonasm_csrf"
+LOG = logging.getLogger("uvicorn.error")  # uvicorn's own log: one format, one place
 HEADERS = {
     "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
                                "form-action 'self'; frame-ancestors 'none'",
@@ -65,7 +72,8 @@ class ApiError(Exception):
 
 class Guard:
     """ASGI middleware around the whole site: security headers, `Cache-Control: private,
-    no-store` on everything but static files, the body limit, and no traceback ever."""
+    no-store` on everything but static files, the body's limits of size and time
+    (`timeouts.REQUEST_SECONDS`), and no traceback ever: a failure is one line of the log."""
 
     def __init__(self, app: ASGIApp, limit: int = BODY_LIMIT):
         self.app = app
@@ -97,15 +105,30 @@ class Guard:
                 await error(400, "Content-Length is not a number")(scope, receive,
                                                                    send_with_headers)
                 return
-            if int(length) > self.limit:
+            # more digits than the limit has is over it (and int() refuses 4,300 digits)
+            digits = length.lstrip(b"0") or b"0"
+            if len(digits) > len(str(self.limit)) or int(digits) > self.limit:
                 await error(413, f"the body is over the limit of {self.limit} bytes")(
                     scope, receive, send_with_headers)
                 return
+        deadline = asyncio.get_running_loop().time() + timeouts.REQUEST_SECONDS
         received = 0
+        complete = False
 
         async def bounded_receive() -> Message:
-            nonlocal received
-            message = await receive()
+            """The body, within the limits; once it is complete, `receive` as it is (an event
+            stream waits on it for the client's disconnect as long as it lasts)."""
+            nonlocal received, complete
+            if complete:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                raise ApiError(408, f"the request was not complete within "
+                                    f"{timeouts.REQUEST_SECONDS:g} s",
+                               {"Connection": "close"}) from None
+            complete = message["type"] != "http.request" or not message.get("more_body")
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.limit:
@@ -117,13 +140,30 @@ class Guard:
         except ApiError as e:
             if not started:
                 await e.response()(scope, receive, send_with_headers)
-        except Exception:  # the answer a client gets instead of a traceback
-            import traceback
-
-            traceback.print_exc()
+        except ClientDisconnect:
+            pass  # the client hung up before its request was read: no one to answer
+        except asyncio.CancelledError:
+            # uvicorn ends what still runs when a graceful stop runs out of time; an answer
+            # begun (an event stream) just ends, its connection closed
+            if not started:
+                await ApiError(503, "the server is stopping", {"Connection": "close"}).response()(
+                    scope, receive, send_with_headers)
+        except Exception as e:  # the answer a client gets instead of a traceback
+            failed(scope, e)
             if not started:
                 await error(500, "the server could not answer this request")(
                     scope, receive, send_with_headers)
+
+
+def failed(scope: Scope, e: Exception) -> None:
+    """One line of the log for a request that failed: its method, its path (escaped, cut
+    short) and the exception's type — never its message, which may hold a token or a
+    source, never a traceback."""
+    kind = type(e)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+    path = ascii(scope.get("path", ""))[1:-1]
+    LOG.error("%s %s failed: %s", scope.get("method", "?"), path[:200], name)
 
 
 def error(status: int, message: str, **extra: Any) -> Response:
@@ -186,13 +226,16 @@ def visitor(request: Request, db: Database) -> people.Person | None:
 
 async def json_body(request: Request) -> dict[str, Any]:
     """The request's JSON object: 415 unless sent as application/json, 400 when it is not
-    a JSON object."""
+    a JSON object, nests deeper than `MAX_DEPTH` or holds a whole number beyond ±2^53."""
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if kind != "application/json":
         raise ApiError(415, "send the body as application/json")
     raw = await request.body()
     try:
-        body = json.loads(raw)
+        text = raw.decode(json.detect_encoding(raw), "surrogatepass")  # as json.loads does
+        if nesting(text) > MAX_DEPTH:
+            raise ApiError(400, f"the body is nested deeper than {MAX_DEPTH} levels")
+        body = json.loads(text, parse_int=_json_whole)
     except (ValueError, UnicodeDecodeError) as e:
         raise ApiError(400, f"the body is not JSON: {e}") from None
     if not isinstance(body, dict):
@@ -200,11 +243,47 @@ async def json_body(request: Request) -> dict[str, Any]:
     return body
 
 
+_SIGNS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")  # +1 and -1 as signed bytes
+_NOT_BRACKETS = bytes(sorted(set(range(256)) - set(b"[]{}")))
+
+
+def nesting(text: str) -> int:
+    """How deep a JSON text's brackets nest, its strings skipped, in a few linear passes of
+    C (no recursion, no regular expression to backtrack): a body is refused on this before
+    `json.loads` recurses into it and exhausts the stack. Escaped backslashes go first, then
+    escaped quotes, so that every quote left opens or closes a string."""
+    plain = text.encode("utf-8", "surrogatepass").replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(plain.split(b'"')[::2])
+    return max(accumulate(array("b", outside.translate(_SIGNS, _NOT_BRACKETS))), default=0)
+
+
+def _json_whole(digits: str) -> int:
+    """A whole number of a JSON body, where every number is an id or a count: beyond ±2^53
+    it would overflow SQLite's integers (and JavaScript's exact ones); refused before `int`
+    reads its digits, however many."""
+    if len(digits.lstrip("-")) > len(str(BIGGEST)) or abs(number := int(digits)) > BIGGEST:
+        raise ApiError(400, "a number in the body is outside ±2^53")
+    return number
+
+
+def whole(text: str) -> int | None:
+    """The id or count a path or a query string gives: ASCII digits up to 2^53 (SQLite's
+    integers hold it), else None."""
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(BIGGEST)):
+        return None
+    number = int(text)
+    return number if number <= BIGGEST else None
+
+
+_KINDS = {int: "a whole number", str: "a string", list: "a list", dict: "an object"}
+
+
 def field_of(body: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = body.get(key)
     if value is None or isinstance(value, bool) and kind is int or not isinstance(value, kind):
-        names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise ApiError(400, f"'{key}' must be given as {'a ' + names}")
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        names = " or ".join(_KINDS.get(k, k.__name__) for k in kinds)
+        raise ApiError(400, f"'{key}' must be given as {names}")
     return value
 
 

@@ -225,6 +225,7 @@ def _submitter(site: Site, request: Request, token: Any) -> Person | None:
     """Who submits from the form: the signed-in visitor, else the token's holder."""
     person = guard.visitor(request, site.db)
     if person is None and isinstance(token, str) and token:
+        site.rates.hit("signin", guard.client_key(request))  # a sign-in, however brief
         person = people.find(site.db, token)
     return person
 

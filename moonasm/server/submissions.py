@@ -156,9 +156,10 @@ def delete_bot(site: Site, request: Request) -> Response:
 
 def _id(request: Request, key: str = "id") -> int:
     text = request.path_params[key]
-    if not text.isascii() or not text.isdigit() or len(text) > 15:
+    number = guard.whole(text)
+    if number is None:
         raise ApiError(404, f"no such id '{text}'")
-    return int(text)
+    return number
 
 
 ROUTES = [
