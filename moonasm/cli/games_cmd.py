@@ -4,12 +4,14 @@ STORE is a tournament's --out directory, a hill's directory, or its .sqlite file
 listed with its id (GROUP:INDEX — `moonasm replay STORE --game ID` shows it), its seed, the
 bots in seat order, their scores, the winners, the rounds and the faults. --bot NAME keeps the
 games a bot played (by name, or the start of its content hash), --faults those with a fault.
+A row that no game of the store's contest could have written (edited by hand) is left out,
+with a warning.
 
 --export ID writes that game's log — regenerated from its seed, the options and the stored
-sources: the bytes `moonasm play --log` writes — to -o FILE (default: standard output). With
--o, each bot's source is written beside the log under the name the log gives it (a file
-already there with other contents is left alone), so that `moonasm replay FILE --verify`
-plays it again.
+sources: the bytes `moonasm play --log` writes — to -o FILE (default: standard output, so
+not with --json, whose one object standard output holds). With -o, each bot's source is
+written beside the log under the name the log gives it (a file already there with other
+contents is left alone), so that `moonasm replay FILE --verify` plays it again.
 
 Exit status: 0, or 2 for a usage error (no such store or game, a damaged store).
 """
