@@ -355,7 +355,9 @@ class Replay:
         lines = self.o.sources.get(e.seat)
         if lines is not None and 1 <= line <= len(lines):
             text = printable(lines[line - 1].rstrip())
-            column = e.column or 1
+            # A log is input from anywhere, and only here is the line its column counts in
+            # known: a column past the line's end (2^53 in a tampered log) is drawn at its end.
+            column = min(e.column or 1, len(text) + 1)
             word = _WORD.match(text, column - 1)
             length = len(word.group()) if word else 1
             return text, " " * (column - 1) + "^" + "~" * (length - 1)

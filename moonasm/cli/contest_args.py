@@ -63,6 +63,19 @@ def setup(args: argparse.Namespace, paths: list[str], players: int,
     return Setup(game.options, tuple(valid), tuple(rejected), game.seed, players)
 
 
+def unseated(setup: Setup, seats: int, exact: bool = False) -> str | None:
+    """Why the valid bots cannot fill a game's `seats` (a folder named that holds no bot, or,
+    with `exact`, a match's folder holding more than its one seat takes), or None: said the
+    same way by `match` and `tournament`."""
+    found = len(setup.entrants)
+    if found < seats:
+        return f"{count(found, 'valid bot')}; a game needs {seats}"
+    if exact and found > seats:
+        return (f"{count(found, 'valid bot')} for {count(seats, 'seat')}: a match seats one "
+                "bot for each BOT it names")
+    return None
+
+
 def report_rejected(setup: Setup, quiet: bool) -> None:
     """Each rejected bot's diagnostics on standard error (unless --json carries them)."""
     if not quiet:

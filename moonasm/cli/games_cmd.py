@@ -4,12 +4,14 @@ STORE is a tournament's --out directory, a hill's directory, or its .sqlite file
 listed with its id (GROUP:INDEX — `moonasm replay STORE --game ID` shows it), its seed, the
 bots in seat order, their scores, the winners, the rounds and the faults. --bot NAME keeps the
 games a bot played (by name, or the start of its content hash), --faults those with a fault.
+A row that no game of the store's contest could have written (edited by hand) is left out,
+with a warning.
 
 --export ID writes that game's log — regenerated from its seed, the options and the stored
-sources: the bytes `moonasm play --log` writes — to -o FILE (default: standard output). With
--o, each bot's source is written beside the log under the name the log gives it (a file
-already there with other contents is left alone), so that `moonasm replay FILE --verify`
-plays it again.
+sources: the bytes `moonasm play --log` writes — to -o FILE (default: standard output, so
+not with --json, whose one object standard output holds). With -o, each bot's source is
+written beside the log under the name the log gives it (a file already there with other
+contents is left alone), so that `moonasm replay FILE --verify` plays it again.
 
 Exit status: 0, or 2 for a usage error (no such store or game, a damaged store).
 """
@@ -47,12 +49,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    from moonasm.contest.integrity import UNREADABLE, damaged
-    from moonasm.contest.store import StoreError, open_store
+    from moonasm.contest.integrity import UNREADABLE, StoreError, damaged
+    from moonasm.contest.store import open_store
 
     try:
         if args.output is not None and args.export is None:
             raise UsageError("-o names where --export writes a log: give --export ID too")
+        if args.export is not None and args.output is None and args.json:
+            raise UsageError("--json prints one JSON object, not a log: give -o FILE for "
+                             "--export to write the log to")
         store = open_store(Path(args.store))
     except (UsageError, StoreError) as e:
         return fail_usage(str(e))
@@ -62,6 +67,8 @@ def main(args: argparse.Namespace) -> int:
         return _list(args, store)
     except UsageError as e:
         return fail_usage(str(e))
+    except StoreError as e:
+        return fail_usage(str(e), str(store.path))
     except UNREADABLE as e:  # damage SQLite's own check does not see, met while reading
         return fail_usage(str(damaged(store.path, e)), str(store.path))
     finally:
@@ -69,10 +76,18 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace, store: Store) -> int:
+    from moonasm.contest.integrity import well_formed
     from moonasm.contest.stored import game_id
 
     bots = {e.key: e for e in store.bots()}
-    records = store.games()
+    _options, players = store.options()
+    stored = store.games()
+    records = [r for r in stored if well_formed(r, players)]
+    if len(records) < len(stored):
+        left_out = len(stored) - len(records)
+        print(f"moonasm games: warning: '{store.path}' holds {left_out} row"
+              f"{'s' if left_out != 1 else ''} that no game of its contest could have "
+              "written (not listed)", file=sys.stderr)
     if args.bot is not None:
         keys = {k for k, e in bots.items() if e.name == args.bot or
                 e.sha256.startswith(args.bot.lower())}
@@ -121,18 +136,9 @@ def _export(args: argparse.Namespace, store: Store) -> int:
     from moonasm.contest import stored
 
     try:
-        group, index = stored.parse_game_id(args.export)
+        record, options, bots = stored.load(store, args.export)
     except ValueError as e:
         raise UsageError(f"--export: {e}") from None
-    record = store.game(group, index)
-    if record is None:
-        raise UsageError(f"--export {args.export}: '{args.store}' has no such game "
-                         f"(`moonasm games {args.store}` lists them)")
-    bots = {e.key: e for e in store.bots()}
-    if any(k not in bots for k in record.seats):
-        raise UsageError(f"--export {args.export}: the store no longer holds every bot of "
-                         "that game")
-    options, _players = store.options()
     if args.output is None:
         sys.stdout.write(stored.game_log(options, record, bots))
         return ExitStatus.OK

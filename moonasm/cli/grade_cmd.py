@@ -102,13 +102,18 @@ def load_puzzles(paths: list[str], budget: float, as_json: bool) -> list[Puzzle]
 
 
 def students_in(folder: str) -> list[str] | int:
+    """The student folders in `folder`. An entry the system cannot look up (a loop of
+    symbolic links) is no student's folder: `os.path.isdir` says False where `DirEntry`
+    raises."""
     try:
-        names = sorted(e.name for e in os.scandir(folder) if e.is_dir()
+        names = sorted(e.name for e in os.scandir(folder) if os.path.isdir(e.path)
                        and not e.name.startswith("."))
     except FileNotFoundError:
         return fail_usage(f"--answers {folder}: no such folder", folder)
     except NotADirectoryError:
         return fail_usage(f"--answers {folder}: not a folder", folder)
+    except (OSError, ValueError) as e:  # a name too long, a NUL, a folder not readable
+        return fail_usage(f"--answers {folder}: {getattr(e, 'strerror', None) or e}", folder)
     if not names:
         return fail_usage(f"--answers {folder} holds no student folders (DIR/STUDENT/"
                           "PUZZLE.masm)", folder)
@@ -116,13 +121,14 @@ def students_in(folder: str) -> list[str] | int:
 
 
 def grade_one(puzzle: Puzzle, path: str) -> Attempt | None:
-    """The attempt in `path`, None when the student handed in no such file."""
+    """The attempt in `path`, None when the student handed in no such file (a symbolic link
+    is something handed in: one that cannot be followed is an answer that cannot be read)."""
     from moonasm.solve.grading import Attempt, attempt
 
     try:
         text = read_program(path)
     except UsageError as e:
-        if os.path.exists(path):
+        if os.path.lexists(path):
             return Attempt("invalid", message=e.message)
         return None
     return attempt(puzzle.config, text)

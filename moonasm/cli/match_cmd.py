@@ -49,6 +49,10 @@ def main(args: argparse.Namespace) -> int:
     if setup.rejected:
         return contest_args.fail_unplayed(setup, args.json, False,
                                           "moonasm match: error: invalid bot; no game was played")
+    unseated = contest_args.unseated(setup, len(args.bots), exact=True)
+    if unseated is not None:
+        return contest_args.fail_unplayed(setup, args.json, False,
+                                          f"moonasm match: error: {unseated}")
     group = tuple(e.key for e in setup.entrants)
     try:
         specs = group_games(0, group, args.games, setup.seed)

@@ -25,6 +25,7 @@ played again), 2 usage error, unreadable file or a bot file not found, 3 a malfo
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -43,11 +44,7 @@ from moonasm.cli.common import (
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
-    from moonasm.contest.entrants import Entrant
-    from moonasm.contest.runner import GameRecord
-    from moonasm.contest.store import Store
     from moonasm.game.log_read import LogReader, Summary
-    from moonasm.game.options import GameOptions
 
 
 # What --json reports about a log, null until known.
@@ -259,8 +256,8 @@ def _is_store(path: Path) -> bool:
     from moonasm.contest.integrity import SQLITE_MAGIC
     from moonasm.contest.store import STORE_NAMES
 
-    if path.is_dir():
-        return any((path / name).is_file() for name in STORE_NAMES)
+    if os.path.isdir(path):  # False, not an error, for a name the system refuses
+        return any(os.path.isfile(path / name) for name in STORE_NAMES)
     try:
         with open(path, "rb") as f:
             return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
@@ -281,14 +278,15 @@ def _from_store(args: argparse.Namespace) -> tuple[
         raise UsageError(f"'{args.file}' is a contest's store: give --game GROUP:INDEX "
                          f"(`moonasm games {args.file}` lists its games)")
     try:
-        group, index = stored.parse_game_id(args.game)
+        stored.parse_game_id(args.game)
         store = open_store(Path(args.file))
+        try:
+            record, options, bots = stored.load(store, args.game)
+        finally:
+            store.close()
     except (ValueError, StoreError) as e:
         raise UsageError(str(e)) from None
-    try:
-        record, options, bots, text = _stored_game(args, store, group, index)
-    finally:
-        store.close()
+    text = stored.game_log(options, record, bots)
     sources = {seat: bots[key].source.encode("utf-8")
                for seat, key in enumerate(record.seats, 1)}
 
@@ -306,31 +304,6 @@ def _from_store(args: argparse.Namespace) -> tuple[
         return report.succeed()
 
     return io.BytesIO(text.encode("ascii")), sources, verify
-
-
-def _stored_game(args: argparse.Namespace, store: Store, group: int,
-                 index: int) -> tuple[GameRecord, GameOptions, dict[str, Entrant], str]:
-    """The stored game, its options, the bots and its regenerated log; UsageError when the
-    store has no such game, or is damaged where SQLite's own check does not look."""
-
-    from moonasm.contest.integrity import UNREADABLE, damaged
-
-    try:
-        record = store.game(group, index)
-        if record is None:
-            raise UsageError(f"'{args.file}' has no game {args.game} (`moonasm games "
-                             f"{args.file}` lists them)")
-        options, _players = store.options()
-        bots = {e.key: e for e in store.bots()}
-        missing = [key for key in record.seats if key not in bots]
-        if missing:
-            raise UsageError(f"game {args.game}: the store no longer holds the source of "
-                             f"{', '.join(k[:12] for k in missing)}")
-        text = store.log(group, index)
-    except UNREADABLE as e:
-        raise UsageError(str(damaged(store.path, e))) from None
-    assert text is not None
-    return record, options, bots, text
 
 
 def _verify(args: argparse.Namespace, log: LogReader, summary: Summary,

@@ -27,6 +27,7 @@ included), 3 fewer than --players valid bots, 130 interrupted (Ctrl-C).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -113,14 +114,14 @@ class _Run:
         args, path, out = self.args, self.path, self.path.parent
         stored = None
         if args.resume:
-            if not path.exists():
+            if not os.path.lexists(path):
                 raise UsageError(f"--resume: there is no tournament in '{out}' to continue")
             integrity.check_file(path)
             self.store = Store(path)  # locked: refused while another process writes it
             stored = integrity.settings_of(self.store, "tournament")
             if args.seed is None:
                 args.seed = stored.get("seed")
-        elif path.exists() or path.is_symlink():
+        elif os.path.lexists(path):
             raise UsageError(_exists(path), str(path))
         setup = contest_args.setup(args, args.bots, args.players)
         settings = {"contest": "tournament", "options": to_json(setup.options, args.players),
@@ -130,10 +131,10 @@ class _Run:
             raise UsageError(f"--resume: '{path}' holds a tournament with other bots or "
                              "options; give the same ones, or choose another --out", str(path))
         contest_args.report_rejected(setup, args.json)
-        if len(setup.entrants) < args.players:
-            return contest_args.fail_unplayed(
-                setup, args.json, True, "moonasm tournament: error: "
-                f"{count(len(setup.entrants), 'valid bot')}; a game needs {args.players}")
+        unseated = contest_args.unseated(setup, args.players)
+        if unseated is not None:
+            return contest_args.fail_unplayed(setup, args.json, True,
+                                              f"moonasm tournament: error: {unseated}")
         # Reach the cluster before anything is written: a failed start leaves nothing behind.
         self.where = execute.connect(execute.Where(args.jobs, getattr(args, "scheduler", None)))
         if self.store is None:

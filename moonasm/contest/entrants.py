@@ -8,6 +8,7 @@ valid bots are scheduled. An invalid bot takes no part; the others play on (spec
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,11 +44,12 @@ class Rejected:
 
 def expand(paths: list[str]) -> list[str]:
     """Bot files from files and directories (a directory's `*.masm`, sorted by name; its
-    symbolic links are listed too, to be refused by `read_bot` with a reason)."""
+    symbolic links are listed too, to be refused by `read_bot` with a reason). A name the
+    system cannot even look up (too long, a loop of links) is a file: reading it says why."""
     files: list[str] = []
     for path in paths:
         p = Path(path)
-        if p.is_dir():
+        if os.path.isdir(p):
             files.extend(str(f) for f in sorted(p.glob("*.masm"))
                          if f.is_symlink() or f.is_file())
         else:

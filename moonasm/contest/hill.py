@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Any
 
 from moonasm.contest import contest, execute, integrity
 from moonasm.contest.entrants import Entrant, Rejected
-from moonasm.contest.schedule import GameSpec, group_games
+from moonasm.contest.schedule import GameSpec, game_spec, group_games
 from moonasm.contest.standings import Standing
 from moonasm.contest.store import Store
 
 if TYPE_CHECKING:
-    from moonasm.game.options import GameSetup
+    from moonasm.game.options import GameOptions, GameSetup
 
 STORE = "hill.sqlite"
 DEFAULT_SIZE = 10
@@ -75,9 +75,10 @@ class Challenge:
 class Hill:
     """An open hill: its settings and state (`meta`), its store."""
 
-    def __init__(self, store: Store, meta: dict[str, Any]):
+    def __init__(self, store: Store, meta: dict[str, Any], game_options: GameOptions):
         self.store = store
         self.meta = meta
+        self.game_options = game_options
 
     @classmethod
     def create(cls, directory: Path, game: GameSetup, size: int, games: int) -> Hill:
@@ -86,7 +87,7 @@ class Hill:
         from moonasm.game.options import to_json
 
         path = directory / STORE
-        if path.exists() or path.is_symlink():
+        if integrity.look_up(path, follow=False) is not None:
             raise HillError(f"'{directory}' holds a hill already: leave out --create to use it")
         try:
             directory.mkdir(parents=True, exist_ok=True)
@@ -100,30 +101,33 @@ class Hill:
                 "players": game.players, "seed": game.seed, "size": size, "games": games,
                 "challenges": 0, "groups": [], "on_hill": {}}
         store.set_meta(meta)
-        return cls(store, meta)
+        return cls(store, meta, game.options)
 
     @classmethod
     def open(cls, directory: Path) -> Hill:
         """The hill in `directory`; HillError when there is none, StoreError when its store
         is damaged, foreign or in use."""
         path = directory / STORE
-        if not (path.exists() or path.is_symlink()):
+        if integrity.look_up(path, follow=False) is None:
             raise HillError(f"'{directory}' holds no hill: create one with `moonasm hill "
                             f"{directory} --create` (with the game options it should keep)")
         integrity.check_file(path)
         store = Store(path)
         try:
             meta = integrity.settings_of(store, "hill")
-            for key, kind in (("options", dict), ("players", int), ("seed", int),
-                              ("size", int), ("games", int), ("challenges", int),
-                              ("groups", list), ("on_hill", dict)):
-                if not isinstance(meta.get(key), kind):
-                    raise integrity.StoreError(f"'{path}' is damaged: its settings have no "
-                                               f"valid {key!r}")
+            options, players = integrity.game_options(path, meta)
+            problem = _settings_problem(meta, players)
+            if problem is not None:
+                raise integrity.StoreError(f"'{path}' is damaged: its settings' {problem}")
+            integrity.check_bots(path, [e for e in store.bots() if e.key in meta["on_hill"]],
+                                 options.bits)
+        except integrity.UNREADABLE as e:
+            store.close()
+            raise integrity.damaged(path, e) from None
         except BaseException:
             store.close()
             raise
-        return cls(store, meta)
+        return cls(store, meta, options)
 
     def close(self) -> None:
         self.store.close()
@@ -134,10 +138,8 @@ class Hill:
     def players(self) -> int:
         return int(self.meta["players"])
 
-    def options(self) -> Any:
-        from moonasm.game.options import from_json
-
-        return from_json(self.meta["options"], self.players)
+    def options(self) -> GameOptions:
+        return self.game_options
 
     def change(self, size: int | None, games: int | None) -> None:
         """Change how many bots the hill keeps and how many games a new group plays, for
@@ -219,19 +221,40 @@ class Hill:
         """The stored games among `field` only, that are games the hill scheduled."""
         keys = {e.key for e in field}
         groups = {i: tuple(g) for i, g in enumerate(self.meta["groups"])}
-        records = [r for r in integrity.read_games(self.store) if set(r.seats) <= keys]
-        last: dict[int, int] = {}
-        for r in records:
-            last[r.group] = max(last.get(r.group, -1), r.index)
-        schedule = {spec.key: spec for number, top in last.items() if number in groups
-                    for spec in group_games(number, groups[number], top + 1,
-                                            int(self.meta["seed"]))}
+        records = [r for r in integrity.read_games(self.store)
+                   if all(isinstance(k, str) for k in r.seats) and set(r.seats) <= keys]
+        # the scheduled game of each stored one, made one at a time: an index edited into the
+        # store costs one game's seed, not a schedule as long as the index
+        schedule = {r.key: game_spec(r.group, groups[r.group], r.index, int(self.meta["seed"]))
+                    for r in records if r.group in groups
+                    and type(r.index) is int and r.index >= 0}
         kept, _others = integrity.belonging(records, schedule, self.players)
         return kept
 
     def ranked(self, field: list[Entrant]) -> list[Standing]:
         """The field's standings from the stored games among its bots only."""
         return contest.standings_of(self.setup(field), self.records(field))
+
+
+def _settings_problem(meta: dict[str, Any], players: int) -> str | None:
+    """What is wrong with a hill's stored settings beyond its game options (read by
+    `integrity.game_options`), or None: each value as `Hill.create` and challenges write it."""
+
+    def count(v: Any, least: int = 0) -> bool:
+        return type(v) is int and v >= least
+
+    for key, least in (("seed", 0), ("size", 1), ("games", 1), ("challenges", 0)):
+        if not count(meta.get(key), least):
+            return f"{key!r} is not a whole number of at least {least}"
+    groups, on_hill = meta.get("groups"), meta.get("on_hill")
+    if not (isinstance(groups, list) and all(
+            isinstance(g, list) and len(g) == players and all(isinstance(k, str) for k in g)
+            for g in groups)):
+        return f"'groups' are not lists of {players} bots"
+    if not (isinstance(on_hill, dict) and all(
+            count(age) and age <= meta["challenges"] for age in on_hill.values())):
+        return "'on_hill' does not give each bot the challenge it arrived at"
+    return None
 
 
 def challenge_json(result: Challenge) -> dict[str, Any]:

@@ -27,24 +27,52 @@ import sys
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from moonasm.contest.runner import GameRecord
+    from moonasm.contest.entrants import Entrant
+    from moonasm.contest.runner import FaultRecord, GameRecord
     from moonasm.contest.schedule import GameSpec
     from moonasm.contest.store import Store
+    from moonasm.game.options import GameOptions
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 TABLES = frozenset({"meta", "bots", "rejected", "games", "faults"})
 RESULTS = frozenset({"finished", "won", "lost"})
+SEEDS = 1 << 53  # every seed a contest gives its games is below (spec §7.1)
 # What reading a damaged store's rows can raise: SQLite's errors (damage its quick check does
 # not see), and values that are not what a store writes (JSON edited by hand).
 UNREADABLE = (sqlite3.DatabaseError, ValueError, TypeError, KeyError, IndexError)
 
 
+def read_json(text: object) -> Any:
+    """A stored JSON value: ValueError for text that is not JSON or is nested deeper than
+    Python's parser goes (a store writes nothing deeper than a list of lists), TypeError for a
+    value SQLite holds as something else than text. Both are in `UNREADABLE`."""
+    if not isinstance(text, str | bytes):
+        raise TypeError(f"a stored value is {type(text).__name__}, not JSON text")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("a stored value is JSON nested too deeply") from None
+
+
 class StoreError(Exception):
     """A store that cannot be used: in use by another process, missing, damaged, or not a
     moonasm store. The message names the file."""
+
+
+def look_up(path: Path, follow: bool = True) -> os.stat_result | None:
+    """What is at a path a user named (None: nothing, a dangling link when `follow`), or
+    StoreError naming it when the system refuses to look (a name too long, a loop of links,
+    a folder not readable): `Path.exists` raises there."""
+    try:
+        return os.stat(path, follow_symlinks=follow)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise StoreError(f"cannot read '{path}': {getattr(e, 'strerror', None) or e}") \
+            from None
 
 
 class StoreExists(StoreError):
@@ -188,13 +216,13 @@ def read_games(store: Store) -> list[GameRecord]:
         raise damaged(store.path, e) from None
 
 
-def settings_of(store: Store, kind: str) -> dict[str, object]:
+def settings_of(store: Store, kind: str) -> dict[str, Any]:
     """The contest settings a store was created with, or StoreError when it holds none or
     another kind of contest's."""
     try:
         row = store.db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
-        settings = None if row is None else json.loads(row[0])
-    except (sqlite3.DatabaseError, ValueError) as e:
+        settings = None if row is None else read_json(row[0])
+    except UNREADABLE as e:
         raise damaged(store.path, e) from None
     if not isinstance(settings, dict):
         raise StoreError(f"'{store.path}' holds no {kind} settings: it is damaged or not a "
@@ -202,6 +230,40 @@ def settings_of(store: Store, kind: str) -> dict[str, object]:
     if settings.get("contest") != kind:
         raise StoreError(f"'{store.path}' is not a {kind}'s store")
     return settings
+
+
+def game_options(path: Path, settings: Mapping[str, object]) -> tuple[GameOptions, int]:
+    """The game options and players a game that stored settings record (a key left out: its
+    default), checked as the command line checks them; StoreError naming the file otherwise."""
+    from moonasm.game.options import from_json
+
+    players = settings.get("players", 2)
+    options = settings.get("options", {"mode": "versus"})
+    if not (type(players) is int and 1 <= players <= 4):
+        raise StoreError(f"'{path}' is damaged: its settings' \"players\" is not 1-4")
+    if not isinstance(options, dict):
+        raise StoreError(f"'{path}' is damaged: its settings' \"options\" are not an object")
+    try:
+        return from_json(options, players), players
+    except ValueError as e:  # OptionError, naming the option
+        raise StoreError(f"'{path}' is damaged: its settings' game options: {e}") from None
+
+
+def check_bots(path: Path, bots: Iterable[Entrant], bits: int) -> None:
+    """StoreError naming the file unless every stored bot (`Store.bots`: its fields text) is
+    a valid bot for a `bits`-wide game, as it was when the contest checked it: a source
+    edited in the store is not played.
+    Each one checked is kept for the games this process plays (`runner.remember`)."""
+    from moonasm.contest import runner
+    from moonasm.game.bots import check_bot
+
+    for e in bots:
+        program, _lines, errors = check_bot(e.source, bits)
+        if program is None:
+            raise StoreError(f"'{path}' is damaged: the stored source of bot '{e.name}' "
+                             f"({e.key[:12]}) is not a valid bot (line {errors[0].line}: "
+                             f"{errors[0].message})")
+        runner.remember(e.key, bits, program)
 
 
 def belonging(records: Iterable[GameRecord], schedule: Mapping[tuple[int, int], GameSpec],
@@ -214,19 +276,32 @@ def belonging(records: Iterable[GameRecord], schedule: Mapping[tuple[int, int], 
     for r in records:
         spec = schedule.get(r.key)
         if (spec is not None and r.seed == spec.seed and r.seats == spec.seats
-                and _well_formed(r, players)):
+                and well_formed(r, players)):
             kept.append(r)
         else:
             others += 1
     return kept, others
 
 
-def _well_formed(r: GameRecord, players: int) -> bool:
-    return (r.result in RESULTS and isinstance(r.rounds, int) and r.rounds >= 0
+def well_formed(r: GameRecord, players: int) -> bool:
+    """A record of the shape a contest writes for a game of `players` players: a seed below
+    2^53 (spec §7.1), a bot a seat, and results of that shape."""
+    return (type(r.seed) is int and 0 <= r.seed < SEEDS
+            and len(r.seats) == players and all(isinstance(k, str) for k in r.seats)
+            and r.result in RESULTS and isinstance(r.rounds, int) and r.rounds >= 0
             and len(r.scores) == players
             and all(isinstance(s, int) and s >= 0 for s in r.scores)
             and all(isinstance(w, int) and 1 <= w <= players for w in r.winners)
             and len(set(r.winners)) == len(r.winners)
-            and all(isinstance(f.seat, int) and 1 <= f.seat <= players
-                    and isinstance(f.round, int) and isinstance(f.kind, str)
-                    for f in r.faults))
+            and all(_fault_well_formed(f, players) for f in r.faults))
+
+
+def _fault_well_formed(f: FaultRecord, players: int) -> bool:
+    def whole(v: object) -> bool:
+        return type(v) is int and v >= 0
+
+    return (whole(f.seat) and 1 <= f.seat <= players and whole(f.round)
+            and isinstance(f.kind, str) and isinstance(f.message, str)
+            and all(v is None or whole(v) for v in (f.line, f.column, f.power))
+            and (f.statement is None or isinstance(f.statement, str))
+            and whole(f.ram) and all(whole(v) for v in f.registers))

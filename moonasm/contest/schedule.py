@@ -57,6 +57,11 @@ def group_games(number: int, group: tuple[str, ...], games: int, seed: int) -> l
     return [GameSpec(number, i, rotated(group, i), _seed(prefix, i)) for i in range(games)]
 
 
+def game_spec(number: int, group: tuple[str, ...], index: int, seed: int) -> GameSpec:
+    """Game `index` of group `number`, as `group_games` schedules it."""
+    return GameSpec(number, index, rotated(group, index), game_seed(seed, group, index))
+
+
 def groups(hashes: list[str], players: int) -> list[tuple[str, ...]]:
     """Every group of `players` distinct bots, each group and the list in canonical order
     (bots sorted by content hash)."""

@@ -25,13 +25,22 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sqlite3
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from moonasm.contest.entrants import Entrant, Rejected
-from moonasm.contest.integrity import StoreError, StoreLock, check_file
+from moonasm.contest.integrity import (
+    StoreError,
+    StoreLock,
+    check_file,
+    game_options,
+    look_up,
+    read_json,
+)
 from moonasm.contest.runner import FaultRecord, GameRecord
 
 if TYPE_CHECKING:
@@ -67,14 +76,15 @@ STORE_NAMES = ("results.sqlite", "hill.sqlite")
 
 def find_store(path: Path) -> Path:
     """The store a user named: a store file, or a tournament's or a hill's directory."""
-    if path.is_dir():
+    found = look_up(path)
+    if found is None:
+        raise StoreError(f"'{path}': no such file or directory")
+    if stat.S_ISDIR(found.st_mode):
         for name in STORE_NAMES:
-            if (path / name).is_file():
+            if os.path.isfile(path / name):
                 return path / name
         raise StoreError(f"'{path}' holds no store (no {' or '.join(STORE_NAMES)}): give a "
                          "tournament's --out directory, a hill's directory or a store file")
-    if not path.exists():
-        raise StoreError(f"'{path}': no such file or directory")
     return path
 
 
@@ -121,9 +131,10 @@ class Store:
 
     # -- settings ---------------------------------------------------------------------------
 
-    def meta(self) -> dict[str, Any] | None:
+    def meta(self) -> Any:
+        """The stored settings as they are (any JSON value: see `integrity.settings_of`)."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
-        return None if row is None else json.loads(row[0])
+        return None if row is None else read_json(row[0])
 
     def set_meta(self, settings: dict[str, Any]) -> None:
         with self.db:
@@ -143,8 +154,15 @@ class Store:
                                 [(r.file, json.dumps(r.diagnostics)) for r in rejected])
 
     def bots(self) -> list[Entrant]:
-        rows = self.db.execute(
-            "SELECT key, sha256, file, name, author, source FROM bots ORDER BY key")
+        """The stored bots; StoreError when a row's fields are not the text a store writes
+        (whether each source is still a valid bot: `integrity.check_bots`)."""
+        rows = list(self.db.execute(
+            "SELECT key, sha256, file, name, author, source FROM bots ORDER BY key"))
+        for row in rows:
+            if not (all(isinstance(v, str) for v in row[:4] + row[5:])
+                    and isinstance(row[4], str | None)):
+                raise StoreError(f"'{self.path}' is damaged: a stored bot's fields are not "
+                                 "text")
         return [Entrant(*row) for row in rows]
 
     def remove_bot(self, key: str) -> None:
@@ -182,12 +200,12 @@ class Store:
                 f"registers, ram, power FROM faults {where} ORDER BY grp, idx, n", params):
             faults.setdefault((row[0], row[1]), []).append(FaultRecord(
                 row[2], row[3], row[4], row[5], row[6], row[7], row[8],
-                tuple(json.loads(row[9])), row[10], row[11]))
+                tuple(read_json(row[9])), row[10], row[11]))
         rows = self.db.execute(
             "SELECT grp, idx, seed, seats, result, rounds, scores, winners FROM games "
             f"{where} ORDER BY grp, idx", params)
-        return [GameRecord(g, i, seed, tuple(json.loads(seats)), result, rounds,
-                           tuple(json.loads(scores)), tuple(json.loads(winners)),
+        return [GameRecord(g, i, seed, tuple(read_json(seats)), result, rounds,
+                           tuple(read_json(scores)), tuple(read_json(winners)),
                            tuple(faults.get((g, i), ())))
                 for g, i, seed, seats, result, rounds, scores, winners in rows]
 
@@ -197,12 +215,13 @@ class Store:
         return found[0] if found else None
 
     def options(self) -> tuple[GameOptions, int]:
-        """The contest's game options and players a game, as its settings record them."""
-        from moonasm.game.options import from_json
-
-        meta = self.meta() or {}
-        players = int(meta.get("players", 2))
-        return from_json(meta.get("options", {"mode": "versus"}), players), players
+        """The contest's game options and players a game, as its settings record them (a
+        store without settings: two players, competitive); StoreError when they are not
+        options a game can have."""
+        meta = self.meta()
+        if meta is not None and not isinstance(meta, dict):
+            raise StoreError(f"'{self.path}' is damaged: its settings are not an object")
+        return game_options(self.path, meta or {})
 
     def log(self, group: int, index: int, cwd: str | None = None) -> str | None:
         """The log of a stored game, regenerated (`moonasm.contest.stored.game_log`); None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from moonasm.contest.entrants import Entrant
     from moonasm.contest.runner import GameRecord
+    from moonasm.contest.store import Store
     from moonasm.game.options import GameOptions
 
 
@@ -26,13 +27,53 @@ def game_id(record: GameRecord) -> str:
     return f"{record.group}:{record.index}"
 
 
+# A store's numbers are SQLite integers: a game id beyond them names no stored game, and
+# SQLite could not even be asked about it (OverflowError).
+_LARGEST_ID = (1 << 63) - 1
+
+
 def parse_game_id(text: str) -> tuple[int, int]:
-    """`GROUP:INDEX` (e.g. `4:1`) as two numbers; ValueError with the reason."""
+    """`GROUP:INDEX` (e.g. `4:1`) as two numbers, each one a store can hold; ValueError with
+    the reason."""
     group, colon, index = text.partition(":")
-    if not colon or not group.isdigit() or not index.isdigit():
+    if not colon or not all(part.isascii() and part.isdigit() for part in (group, index)):
         raise ValueError(f"'{text}' is not a game id: GROUP:INDEX, as `moonasm games` "
                          "lists them (e.g. 4:1)")
-    return int(group), int(index)
+    numbers = int(group), int(index)
+    if max(numbers) > _LARGEST_ID:
+        raise ValueError(f"'{text}' is not a game id: GROUP and INDEX are at most "
+                         f"{_LARGEST_ID:,}, the largest number a store holds")
+    return numbers
+
+
+def load(store: Store, text: str) -> tuple[GameRecord, GameOptions, dict[str, Entrant]]:
+    """The stored game `text` names (GROUP:INDEX), ready to be played again: its record, the
+    contest's options and the bots it seats, each checked as if a stranger had written the
+    store. ValueError for an id that is not one or names no stored game; StoreError naming
+    the file for a game the store cannot be trusted with (its rows are read by `integrity`'s
+    rules: values SQLite cannot see are damaged)."""
+    from moonasm.contest.integrity import UNREADABLE, StoreError, check_bots, damaged, well_formed
+
+    group, index = parse_game_id(text)
+    try:
+        record = store.game(group, index)
+        if record is None:
+            raise ValueError(f"'{store.path}' has no game {text} (`moonasm games "
+                             f"{store.path}` lists them)")
+        options, players = store.options()
+        if not well_formed(record, players):
+            raise StoreError(f"'{store.path}' is damaged: game {text} is not a game of "
+                             f"{players} players with a contest's seed")
+        stored = {e.key: e for e in store.bots()}
+        missing = sorted({k for k in record.seats if k not in stored})
+        if missing:
+            raise StoreError(f"game {text}: '{store.path}' no longer holds the source of "
+                             f"{', '.join(k[:12] for k in missing)}")
+        bots = {k: stored[k] for k in record.seats}
+        check_bots(store.path, bots.values(), options.bits)
+    except UNREADABLE as e:  # SQLite's errors met late, rows of the wrong type
+        raise damaged(store.path, e) from None
+    return record, options, bots
 
 
 def bot_files(record: GameRecord, bots: Mapping[str, Entrant]) -> list[str]:

@@ -168,6 +168,9 @@ def parse(text: str, name: str, directory: Path | None = None) -> Contest:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{name}: {e}") from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        raise ConfigError(f"{name}: values nested too deeply (a contest's settings nest "
+                          "a few levels)") from None
 
     def fail(table: str | None, index: int, key: str | None, message: str) -> ConfigError:
         line = _line_of(text, table, index, key)
