@@ -171,3 +171,26 @@ def test_a_schema_1_store_with_one_name_for_two_people_is_upgraded(tmp_path: Pat
             assert who(browser) == "eve (2) (author)"
     finally:
         assert halt(server)[0] == 0
+
+
+def test_a_revoked_students_answers_stay_in_the_gradebook_under_their_name(
+        tmp_path: Path, serve: Serve) -> None:
+    directory = tmp_path / "contest"
+    admin = init(directory)
+    ana = add(directory, "ana", "student")
+    server = Server(directory).start()
+    try:
+        with server.client(ana) as c:
+            assert c.post("/api/courses/lessons/puzzles/05-rol/answers",
+                          content=b"ROL A\n").status_code == 200
+        assert serve(directory, "--revoke", "ana")[0] == 0
+        with server.client(ana) as c:
+            assert c.post("/api/courses/lessons/puzzles/05-rol/answers",
+                          content=b"ROL A\n").status_code == 401
+        with server.client(admin) as c:
+            book = c.get("/api/courses/lessons/grades?format=json").json()
+        row = next(s for s in book["students"] if s["name"] == "ana")
+        rol = next(p for p in row["puzzles"] if p["name"] == "05-rol")
+        assert (row["solved"], rol["reached"], rol["power"], rol["attempts"]) == (1, True, 1, 1)
+    finally:
+        server.stop()
