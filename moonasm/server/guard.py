@@ -11,10 +11,12 @@ not rest on `Origin`, which a browser sends as `null` under `Referrer-Policy: no
 from __future__ import annotations
 
 import asyncio
+import errno
 import hmac
 import json
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from array import array
@@ -149,6 +151,12 @@ class Guard:
                 await ApiError(503, "the server is stopping", {"Connection": "close"}).response()(
                     scope, receive, send_with_headers)
         except Exception as e:  # the answer a client gets instead of a traceback
+            if disk_full(e):
+                LOG.warning("%s %s: the disk is full (507)", scope.get("method", "?"),
+                            ascii(scope.get("path", ""))[1:-1][:200])
+                if not started:
+                    await error(507, DISK_FULL)(scope, receive, send_with_headers)
+                return
             failed(scope, e)
             if not started:
                 await error(500, "the server could not answer this request")(
@@ -164,6 +172,26 @@ def failed(scope: Scope, e: Exception) -> None:
         f"{kind.__module__}.{kind.__qualname__}"
     path = ascii(scope.get("path", ""))[1:-1]
     LOG.error("%s %s failed: %s", scope.get("method", "?"), path[:200], name)
+
+
+DISK_FULL = ("the contest's disk is full: nothing was stored; try again once the organiser "
+             "has made room")
+
+
+def disk_full(exc: BaseException | None) -> bool:
+    """Did this fail because the store's disk is full (SQLITE_FULL, or ENOSPC writing a
+    file)? The chain is followed: a failed write's rollback can raise its own error over it."""
+    for _ in range(8):
+        if exc is None:
+            return False
+        if isinstance(exc, sqlite3.Error) and (
+                (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
+                or "database or disk is full" in str(exc)):
+            return True
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
 
 
 def error(status: int, message: str, **extra: Any) -> Response:
