@@ -24,6 +24,7 @@ from moonasm.server import (
     courses,
     games,
     guard,
+    health,
     hills,
     pages,
     playground,
@@ -36,7 +37,7 @@ from moonasm.server.live import Broker
 from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
 
-AREAS = (hills, submissions, games, admin, playground, courses, pages)
+AREAS = (hills, submissions, games, admin, playground, courses, pages, health)
 
 
 def build(directory: Path, where: execute.Where,

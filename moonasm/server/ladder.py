@@ -17,6 +17,14 @@ Standings are refitted by `moonasm.contest.standings.standings` — the one func
 command uses — at most once a second per hill, by a thread of their own, and cached; the
 pages and the API read the cache. A king-of-the-hill pushes off the bots ranked beyond its
 size each time a new version leaves its provisional games behind.
+
+The ladder never dies silently (spec §10.1). A planned batch is a `Flight` that keeps its
+games' numbers and seeds until it is stored: when a worker dies (the pool is broken) the pool
+is made again and the batches under way are played again under the same numbers; when a write
+fails (a full disk) the records are kept and written, in order, once it succeeds. Every
+failure pauses the ladder with a reason in words (`problem()`, shown by `GET /api/status` and
+the hill pages), logged once in one line, and is retried with back-off (0.5 s doubling to
+30 s); neither thread ever dies of an exception.
 """
 
 from __future__ import annotations
@@ -24,12 +32,16 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import queue
 import random
+import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from moonasm import __version__
@@ -39,6 +51,7 @@ from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
+from moonasm.server.guard import disk_full
 
 # A batch is a worker's unit of work: small while a hill has a provisional bot, so that a new
 # version's first games come back within a second; larger once every bot is ranked, so that a
@@ -50,6 +63,11 @@ SETTLED_BATCH = 32
 REFIT_SECONDS = 1.0
 REFIT_SHARE = 0.2
 Publish = Callable[[str, dict[str, Any]], None]
+# A failure is retried after half a second, then after twice as long each time, up to 30 s.
+BACKOFF_FIRST = 0.5
+BACKOFF_MOST = 30.0
+REPLAYS = 3  # a batch is played at most this often by workers that fail
+DISK_FULL_REASON = "the disk is full: the games played are kept until they can be stored"
 
 
 def keyed_seed(secret: int, label: str) -> int:
@@ -115,6 +133,30 @@ class Challenge:
     stored: int = 0
 
 
+@dataclass(eq=False)
+class Flight:
+    """A planned batch, from planning until it is stored: its games keep their numbers and
+    seeds however often the workers fail, so that a game is played again, never renumbered,
+    and stored once. `records` is None until it has been played."""
+
+    hill: str
+    specs: list[GameSpec]
+    challenge: int | None
+    payload: str = ""
+    records: list[GameRecord] | None = None
+    failures: int = 0  # the workers failed while it was under way
+
+
+@dataclass
+class Trouble:
+    """Why the ladder is paused (one kind of failure), how often it failed in a row, and when
+    it tries again (time.monotonic())."""
+
+    reason: str
+    failures: int
+    retry_at: float
+
+
 class Ladder:
     """The ladder of every hill of `contest`, stored in `db`, its games played `where`."""
 
@@ -129,11 +171,17 @@ class Ladder:
         self.challenges: dict[int, Challenge] = {}
         self.done: queue.Queue[tuple[str, Any, Any]] = queue.Queue()
         self.stopping = threading.Event()
-        self.under_way = 0
-        self.challenges_under_way = 0
         self.capacity = max(2, 2 * max(1, where.jobs))
         self.challenge_capacity = max(1, self.capacity // 4)
         self.next_number = 1
+        # every flight is in one of these until it is stored
+        self.waiting: deque[Flight] = deque()  # planned (or to play again), not sent
+        self.playing: dict[Flight, Any] = {}  # sent to the workers: its future
+        self.played: deque[Flight] = deque()  # played, to be stored in this order
+        self.troubles: dict[str, Trouble] = {}
+        self.broken = False  # the workers must be made again
+        self.recent: deque[tuple[float, int]] = deque()  # (time stored, games) of the last minute
+        self.last_game: float | None = None
         self.pool: Any = None
         self.threads: list[threading.Thread] = []
         self.load()
@@ -144,14 +192,11 @@ class Ladder:
         db = self.db
         last = db.read().execute("SELECT max(id) FROM games").fetchone()[0]
         self.next_number = (last or 0) + 1
-        authors = {r["id"]: r["name"] for r in db.all("SELECT id, name FROM people")}
-        for r in db.all("SELECT * FROM bots WHERE active=1"):
+        for r in db.all("SELECT b.*, p.name AS author_name FROM bots b JOIN people p "
+                        "ON p.id = b.author WHERE b.active = 1 ORDER BY b.id"):
             state = self.hills.get(r["hill"])
-            if state is None:
-                continue
-            state.bots[r["id"]] = Bot(r["id"], r["hill"], r["author"], authors[r["author"]],
-                                      r["name"], r["version"], r["source"], r["sha256"],
-                                      last_played=r["last_played"])
+            if state is not None:
+                state.bots[r["id"]] = bot_of(r)
         for r in db.all("SELECT * FROM games WHERE rated=1 ORDER BY id"):
             state = self.hills.get(r["hill"])
             if state is not None:
@@ -162,6 +207,11 @@ class Ladder:
             self.challenges[r["id"]] = Challenge(r["id"], r["hill"], r["bot"],
                                                  json.loads(r["opponents"]), r["games"],
                                                  planned=stored, stored=stored)
+        now = time.time()
+        for r in db.all("SELECT played FROM games WHERE played >= ?", (now - 60,)):
+            self.recent.append((r["played"], 1))
+        latest = db.one("SELECT played FROM games ORDER BY id DESC LIMIT 1")
+        self.last_game = latest["played"] if latest else None
 
     def _count(self, state: HillState, record: GameRecord) -> None:
         """A stored rated game. A bot's `games` are those the standings count (every seat an
@@ -195,40 +245,251 @@ class Ladder:
         self.done.put(("wake", None, None))
 
     def _plan_and_store(self) -> None:
+        """The ladder's thread. It never dies of an exception: whatever fails pauses the
+        ladder with its reason, and it tries again."""
         while not self.stopping.is_set():
-            self._fill()
             try:
-                kind, tag, future = self.done.get(timeout=0.5)
-            except queue.Empty:
-                continue
+                if not self._blocked("ladder"):
+                    self._round()
+                    self._ok("ladder")
+                self._take(self._wait())
+            except Exception as e:  # a failure no one foresaw: paused, said, retried
+                self._trouble("ladder", f"the ladder failed: {type(e).__name__}: {e}")
+
+    def _round(self) -> None:
+        """Make the workers again if they broke, store what was played,
+        plan and send new batches — each step only once the one before has succeeded."""
+        if not self.broken and self.pool.broken():
+            self._broke(None)  # a worker died while the pool was idle
+        if self.broken and not self._blocked("workers"):
+            self._rebuild()
+        if self._blocked("store") or not self._flush():
+            return
+        if not self.troubles.keys() & {"workers", "store"}:
+            self._fill()
+        if not self.broken:
+            self._send()
+
+    def _take(self, timeout: float) -> None:
+        """Wait up to `timeout` for a batch to come back (or a wake-up); take every batch that
+        did."""
+        try:
+            message = self.done.get(timeout=timeout)
+        except queue.Empty:
+            return
+        while True:
+            kind, flight, future = message
             if kind == "batch":
-                self._finished(tag, future)
+                self._landed(flight, future)
+            try:
+                message = self.done.get_nowait()
+            except queue.Empty:
+                return
+
+    def _wait(self) -> float:
+        """How long the thread may sleep: until the next retry is due, at most half a
+        second."""
+        with self.lock:
+            due = [t.retry_at for t in self.troubles.values()]
+        return max(0.01, min([0.5, *(d - time.monotonic() for d in due)]))
 
     def _refit(self) -> None:
         while not self.stopping.wait(0.1):
+            if self._blocked("standings"):
+                continue
             for state in list(self.hills.values()):
-                if state.refit_due(time.monotonic()):
+                if not state.refit_due(time.monotonic()):
+                    continue
+                try:
                     self.refit(state)
+                except Exception as e:  # a failed write (a full disk): refitted again later
+                    with self.lock:
+                        state.dirty = True
+                    reason = DISK_FULL_REASON if disk_full(e) else \
+                        f"the standings of hill '{state.hill.key}' could not be stored: {e}"
+                    self._trouble("standings", reason)
+                    break
+                self._ok("standings")
+
+    # -- trouble -------------------------------------------------------------------------
+
+    def _trouble(self, kind: str, reason: str) -> None:
+        """Pause for `kind` of failure: retry after a back-off that doubles with each failure
+        in a row. One line in the log when it begins, never a traceback."""
+        with self.lock:
+            old = self.troubles.get(kind)
+            failures = min(old.failures + 1, 16) if old else 1
+            delay = min(BACKOFF_MOST, BACKOFF_FIRST * 2 ** (failures - 1))
+            self.troubles[kind] = Trouble(reason, failures, time.monotonic() + delay)
+        if old is None or old.reason != reason:
+            log(f"the ladder is paused: {reason}")
+
+    def _ok(self, kind: str) -> None:
+        with self.lock:
+            if self.troubles.pop(kind, None) is not None and not self.troubles:
+                log("the ladder plays again")
+
+    def _blocked(self, kind: str) -> bool:
+        """Is a failure of this kind waiting for its retry?"""
+        with self.lock:
+            trouble = self.troubles.get(kind)
+            return trouble is not None and time.monotonic() < trouble.retry_at
+
+    def problem(self) -> str | None:
+        """Why the ladder is paused, in words for the organiser; None when it is not."""
+        with self.lock:
+            troubles = list(self.troubles.values())
+        if not troubles:
+            return None
+        now = time.monotonic()
+        return "; ".join(f"{t.reason} (retry in {math.ceil(t.retry_at - now)} s)"
+                         if t.retry_at - now > 0.05 else f"{t.reason} (retrying)"
+                         for t in troubles)
+
+    def status(self) -> dict[str, Any]:
+        """What `GET /api/status` says of the ladder: its problem, its workers, the batches
+        planned and not yet stored, the games stored in the last minute, the last one's time."""
+        now = time.time()
+        with self.lock:
+            while self.recent and self.recent[0][0] < now - 60:
+                self.recent.popleft()
+            last_minute = sum(n for _, n in self.recent)
+            queued = len(self.waiting) + len(self.playing) + len(self.played)
+            pool, broken, last = self.pool, self.broken, self.last_game
+        return {"problem": self.problem(), "workers": 0 if broken or pool is None
+                else pool.count(), "queued": queued, "games_last_minute": last_minute,
+                "last_game_at": None if last is None else datetime.fromtimestamp(
+                    last, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")}
+
+    # -- the workers ---------------------------------------------------------------------
+
+    def _broke(self, error: BaseException | None) -> None:
+        """The workers failed: pause until they are made again (once, however many batches
+        report the same failure)."""
+        if self.broken:
+            return
+        self.broken = True
+        if self.where.scheduler is None:
+            reason = "a worker process died; rebuilding the pool"
+        else:
+            reason = f"the Dask cluster failed ({type(error).__name__}); reconnecting"
+        self._trouble("workers", reason)
+
+    def _rebuild(self) -> None:
+        """New workers; the batches that were under way are played again, in order."""
+        old, self.pool = self.pool, None
+        if old is not None:
+            old.close()
+        where = self.where
+        if where.scheduler is not None:  # the old client is closed: connect afresh
+            where = execute.Where(where.jobs, where.scheduler)
+        try:
+            self.pool = Workers(where)
+        except Exception as e:
+            self._trouble("workers", f"the workers could not be started: {e}")
+            return
+        self.broken = False
+        again = [*self.playing, *self.waiting]
+        self.playing.clear()
+        self.waiting = deque(sorted(again, key=lambda f: f.specs[0].group))
+        if not self.waiting:
+            self._ok("workers")
+
+    def _send(self) -> None:
+        while self.waiting:
+            flight = self.waiting[0]
+            if not flight.payload:
+                flight.payload = self._payload(flight)
+            if flight.challenge is not None:
+                try:
+                    self._set_challenge_status(flight.challenge, "running")
+                except Exception as e:
+                    self._trouble("store", self._store_failure(e))
+                    return
+            try:
+                future = self.pool.submit(flight.payload)
+            except Exception as e:
+                if not workers_failed(e):
+                    raise
+                self._broke(e)
+                return
+            self.waiting.popleft()
+            self.playing[flight] = future
+            future.add_done_callback(
+                lambda f, flight=flight: self.done.put(("batch", flight, f)))
+
+    def _payload(self, flight: Flight) -> str:
+        hill = self.hills[flight.hill].hill
+        ids = sorted({int(k) for s in flight.specs for k in s.seats})
+        rows = {r["id"]: r for r in self.db.all(
+            f"SELECT id, name, source FROM bots WHERE id IN ({','.join('?' * len(ids))})",
+            tuple(ids))}
+        return runner.payload(hill.options, hill.players,
+                              {str(i): rows[i]["source"] for i in ids},
+                              {str(i): rows[i]["name"] for i in ids}, flight.specs)
+
+    def _landed(self, flight: Flight, future: Any) -> None:
+        """A batch came back: its records wait to be stored. If the workers failed, it is
+        played again — at most `REPLAYS` times in all: a batch that kills its worker (a game
+        that exhausts memory) must not hold the ladder forever. If the worker answered nonsense,
+        its games are lost (played again they would fail the same way)."""
+        if flight not in self.playing or self.playing[flight] is not future:
+            return  # from workers that were replaced: the flight was sent again
+        del self.playing[flight]
+        try:
+            text = future.result()
+        except Exception as e:
+            if workers_failed(e):
+                flight.failures += 1
+                self._broke(e)
+                if flight.failures < REPLAYS:
+                    self.waiting.appendleft(flight)
+                    return
+                log(f"a batch of {len(flight.specs)} games was lost: the workers failed "
+                    f"{REPLAYS} times while playing it")
+                flight.records = []
+                self.played.append(flight)
+                return
+            log(f"a batch of {len(flight.specs)} games was lost: {type(e).__name__}: {e}")
+            flight.records = []
+        else:
+            self._ok("workers")
+            try:
+                flight.records = checked(execute.batch_of(text).records, flight.specs)
+            except Exception as e:
+                log(f"a batch of {len(flight.specs)} games was lost: {e}")
+                flight.records = []
+        self.played.append(flight)
 
     # -- planning ------------------------------------------------------------------------
 
+    def _flights(self) -> list[Flight]:
+        return [*self.waiting, *self.playing, *self.played]
+
     def _fill(self) -> None:
+        """Plan batches for the free places: challenges first (at most a quarter), then the
+        hills."""
         with self.lock:
-            while self.challenges_under_way < self.challenge_capacity:
-                batch = self._plan_challenge()
-                if batch is None:
+            flights = self._flights()
+            challenges = sum(f.challenge is not None for f in flights)
+            rated = len(flights) - challenges
+            while challenges < self.challenge_capacity:
+                planned = self._plan_challenge()
+                if planned is None:
                     break
-                self._submit(*batch)
+                self.waiting.append(planned)
+                challenges += 1
             progress = True
-            while self.under_way < self.capacity and progress:
+            while rated < self.capacity and progress:
                 progress = False
                 for state in self.hills.values():
-                    if self.under_way >= self.capacity:
+                    if rated >= self.capacity:
                         break
                     specs = [s for s in (self._plan(state) for _ in range(state.batch()))
                              if s]
                     if specs:
-                        self._submit(state.hill, specs, None)
+                        self.waiting.append(Flight(state.hill.key, specs, None))
+                        rated += 1
                         progress = True
 
     def _plan(self, state: HillState) -> GameSpec | None:
@@ -269,7 +530,7 @@ class Ladder:
         return GameSpec(number, 0, tuple(str(b.id) for b in seated),
                         game_seed(self.contest.seed, number))
 
-    def _plan_challenge(self) -> tuple[Hill, list[GameSpec], Challenge] | None:
+    def _plan_challenge(self) -> Flight | None:
         for c in self.challenges.values():
             if c.planned >= c.games:
                 continue
@@ -286,70 +547,73 @@ class Ladder:
                 specs.append(GameSpec(number, 0, tuple(str(b) for b in group),
                                       game_seed(self.contest.seed, number)))
                 c.planned += 1
-            return hill, specs, c
+            return Flight(c.hill, specs, c.id)
         return None
-
-    def _submit(self, hill: Hill, specs: list[GameSpec], challenge: Challenge | None) -> None:
-        ids = sorted({int(k) for s in specs for k in s.seats})
-        rows = {r["id"]: r for r in self.db.all(
-            f"SELECT id, name, source FROM bots WHERE id IN ({','.join('?' * len(ids))})",
-            tuple(ids))}
-        text = runner.payload(hill.options, hill.players,
-                              {str(i): rows[i]["source"] for i in ids},
-                              {str(i): rows[i]["name"] for i in ids}, specs)
-        if challenge is None:
-            self.under_way += 1
-        else:
-            self.challenges_under_way += 1
-            self._set_challenge_status(challenge.id, "running")
-        tag = (hill.key, specs, challenge.id if challenge else None)
-        future = self.pool.submit(text)
-        future.add_done_callback(lambda f: self.done.put(("batch", tag, f)))
 
     # -- results -------------------------------------------------------------------------
 
-    def _finished(self, tag: tuple[str, list[GameSpec], int | None], future: Any) -> None:
-        hill_key, specs, challenge = tag
-        state = self.hills[hill_key]
-        try:
-            records = checked(execute.batch_of(future.result()).records, specs)
-        except Exception as e:  # a worker that died or answered nonsense: the games are lost
-            records = []
-            print(f"moonasm serve: a batch of {len(specs)} games was lost: {e}", flush=True)
-        stored = self.store(state.hill, records, challenge)
+    def _flush(self) -> bool:
+        """Store the played batches in the order they came back; False (paused, the rest
+        kept) at the first that cannot be written."""
+        while self.played:
+            flight = self.played[0]
+            try:
+                stored = self.store(self.hills[flight.hill].hill, flight.records or [],
+                                    flight.challenge)
+            except Exception as e:
+                self._trouble("store", self._store_failure(e))
+                return False
+            self.played.popleft()
+            if stored:
+                self._ok("store")
+            self._account(flight, stored)
+        return True
+
+    def _store_failure(self, e: Exception) -> str:
+        if disk_full(e):
+            return DISK_FULL_REASON
+        return f"the store could not be written: {e}"
+
+    def _account(self, flight: Flight, stored: list[GameRecord]) -> None:
+        """A batch is over: its bots are no longer under way; count its stored games."""
+        now = time.time()
         with self.lock:
-            if challenge is None:
-                self.under_way -= 1
-                for spec in specs:
+            state = self.hills[flight.hill]
+            if flight.challenge is None:
+                for spec in flight.specs:
                     for k in spec.seats:
                         bot = state.bots.get(int(k))
                         if bot is not None:
                             bot.under_way -= 1
-                for record in records:
+                for record in stored:
                     self._count(state, record)
             else:
-                self.challenges_under_way -= 1
-                c = self.challenges.get(challenge)
+                c = self.challenges.get(flight.challenge)
                 if c is not None:
-                    c.stored += len(records)
-                    if not records:
-                        c.planned -= len(specs)  # play them again
+                    c.stored += len(stored)
+                    if not flight.records:
+                        c.planned -= len(flight.specs)  # lost: play them again
                     if c.stored >= c.games:
-                        self._set_challenge_status(c.id, "done")
                         del self.challenges[c.id]
-        for game in stored:
-            self.publish("game", game)
+            if stored:
+                self.recent.append((now, len(stored)))
+                self.last_game = now
+        if flight.challenge is None:
+            for record in stored:
+                self.publish("game", public_game(flight.hill, record))
 
     def store(self, hill: Hill, records: list[GameRecord],
-              challenge: int | None) -> list[dict[str, Any]]:
-        """Store a batch in one transaction; the public objects of the rated games."""
+              challenge: int | None) -> list[GameRecord]:
+        """Store a batch in one transaction; the records stored now. A game whose number is
+        stored already (played again after a failure, or stored by another server) is left
+        as it is, its seats too."""
         if not records:
             return []
         now = time.time()
-        out = []
+        stored = []
         with self.db.write() as c:
             for r in records:
-                c.execute(
+                new = c.execute(
                     "INSERT OR IGNORE INTO games (id, hill, seed, bots, result, rounds, scores,"
                     " winners, faults, rated, challenge, engine, played) VALUES "
                     "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -357,22 +621,23 @@ class Ladder:
                      r.result, r.rounds, json.dumps(list(r.scores)),
                      json.dumps(list(r.winners)),
                      json.dumps([f.to_json() for f in r.faults]), int(challenge is None),
-                     challenge, __version__, now))
+                     challenge, __version__, now)).rowcount
+                if not new:
+                    continue
+                stored.append(r)
                 for seat, k in enumerate(r.seats, 1):
                     c.execute("INSERT OR IGNORE INTO seats VALUES (?,?,?)", (r.group, int(k),
                                                                                seat))
                     c.execute("UPDATE bots SET last_played=max(last_played, ?) WHERE id=?",
                               (r.group, int(k)))
             if challenge is not None:
-                stored = c.execute("SELECT count(*) FROM games WHERE challenge=?",
-                                   (challenge,)).fetchone()[0]
+                count = c.execute("SELECT count(*) FROM games WHERE challenge=?",
+                                  (challenge,)).fetchone()[0]
                 games = c.execute("SELECT games FROM challenges WHERE id=?",
                                   (challenge,)).fetchone()[0]
-                if stored >= games:
+                if count >= games:
                     c.execute("UPDATE challenges SET status='done' WHERE id=?", (challenge,))
-        if challenge is None:
-            out = [public_game(hill.key, r) for r in records]
-        return out
+        return stored
 
     def _set_challenge_status(self, challenge: int, status: str) -> None:
         with self.db.write() as c:
@@ -467,6 +732,25 @@ class Ladder:
             return list(self.hills[hill].rows)
 
 
+def bot_of(row: Any) -> Bot:
+    return Bot(row["id"], row["hill"], row["author"], row["author_name"], row["name"],
+               row["version"], row["source"], row["sha256"], last_played=row["last_played"])
+
+
+def log(line: str) -> None:
+    """One line of the server's log (standard error)."""
+    print(f"moonasm serve: {line}", file=sys.stderr, flush=True)
+
+
+def workers_failed(error: BaseException) -> bool:
+    """Did the workers fail (a process killed, the pool broken, the cluster lost) rather than
+    the batch itself? A batch whose workers failed is played again."""
+    from concurrent.futures import BrokenExecutor, CancelledError
+
+    return isinstance(error, BrokenExecutor | CancelledError | OSError | EOFError) or \
+        type(error).__name__ in {"KilledWorker", "CommClosedError", "FutureCancelledError"}
+
+
 def checked(records: list[GameRecord], specs: list[GameSpec]) -> list[GameRecord]:
     """The records a worker sent back, if they are the games asked for (ValueError)."""
     if len(records) != len(specs):
@@ -537,6 +821,20 @@ class Workers:
         if self.pool is None:
             return self.client.submit(runner.play_batch, text, pure=False)
         return self.pool.submit(runner.play_batch, text)
+
+    def broken(self) -> bool:
+        """Has a worker process died (the pool then refuses every batch)?"""
+        return bool(self.pool is not None and self.pool._broken)
+
+    def count(self) -> int:
+        """The worker processes started (they start with the first batches), or the Dask
+        workers."""
+        if self.pool is not None:
+            return len(self.pool._processes or ())
+        try:
+            return len(self.client.scheduler_info().get("workers", {}))
+        except Exception:  # the cluster cannot say: none to count on
+            return 0
 
     def close(self) -> None:
         if self.pool is not None:
