@@ -1,7 +1,8 @@
-"""The ladder never dies silently (spec §10.1): a killed worker, a full disk.
+"""The ladder never dies silently (spec §10.1): a killed worker, a full disk, hills that share
+the workers.
 
-A killed worker is a story of processes: a real `moonasm serve`, its worker killed with
-SIGKILL as the OOM killer would. A full disk is simulated in process with SQLite's
+A killed worker and the hills are stories of processes: a real `moonasm serve`, its worker
+killed with SIGKILL as the OOM killer would. A full disk is simulated in process with SQLite's
 `max_page_count` on every connection of the store (the store cannot grow by a page), which
 needs no privileges and no small filesystem."""
 
@@ -11,6 +12,7 @@ import json
 import os
 import signal
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +22,16 @@ from server_helpers import Server, add, bot_source, init, submit, wait_for
 
 pytest.importorskip("starlette")
 
+SECOND_HILL = """
+[[hills]]
+key = "second"
+title = "Second hill"
+mode = "versus"
+bits = 4
+players = 2
+games_per_bot = 8
+min_games = 4
+"""
 DISK_FULL = {"error": "the contest's disk is full: nothing was stored; try again once the "
                       "organiser has made room"}
 
@@ -119,6 +131,35 @@ def test_a_killed_worker_pauses_the_ladder_and_it_plays_on(tmp_path: Path) -> No
         in err and "moonasm serve: the ladder plays again\n" in err
     with _store(directory) as db:
         _check_games(db)
+
+
+def test_hills_are_served_round_robin(tmp_path: Path) -> None:
+    """A busy first hill does not keep a second from playing: its two bots get their games
+    while the first hill still has thousands to play."""
+    directory = tmp_path / "contest"
+    init(directory, games=100_000, min_games=4, extra=SECOND_HILL)
+    names = ["ann", "ben", "cat", "dan", "eve", "fay"]
+    tokens = {name: add(directory, name) for name in names}
+    server = Server(directory, jobs=1).start()
+    try:
+        for name, base in zip(names, ["builder", "counter", "hoarder"] * 2, strict=True):
+            assert submit(server, tokens[name], bot_source(name, base)).status_code == 201
+        wait_for(lambda: _games(server) >= 40)
+        for name, base in (("ann", "counter"), ("ben", "hoarder")):
+            assert submit(server, tokens[name], bot_source(name, base), "second") \
+                .status_code == 201
+        started = time.monotonic()
+
+        def second() -> bool:
+            with server.client() as c:
+                rows = c.get("/api/hills/second/standings").json()["standings"]
+            return [r["games"] for r in rows] == [8, 8]
+
+        wait_for(second, timeout=30, every=0.05)
+        assert time.monotonic() - started < 5
+        assert _status(server)["ladder"] == "playing"  # the first hill plays on
+    finally:
+        assert "Traceback" not in server.stop()
 
 
 class Disk:

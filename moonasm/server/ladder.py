@@ -18,6 +18,10 @@ command uses — at most once a second per hill, by a thread of their own, and c
 pages and the API read the cache. A king-of-the-hill pushes off the bots ranked beyond its
 size each time a new version leaves its provisional games behind.
 
+Hills are served round robin: each free place among the workers goes to the next hill after
+the one served last that has a game to play, so that no hill starves another; challenges use
+at most a quarter of the places.
+
 The ladder never dies silently (spec §10.1). A planned batch is a `Flight` that keeps its
 games' numbers and seeds until it is stored: when a worker dies (the pool is broken) the pool
 is made again and the batches under way are played again under the same numbers; when a write
@@ -174,6 +178,7 @@ class Ladder:
         self.capacity = max(2, 2 * max(1, where.jobs))
         self.challenge_capacity = max(1, self.capacity // 4)
         self.next_number = 1
+        self.turn = 0  # the hill served next, round robin
         # every flight is in one of these until it is stored
         self.waiting: deque[Flight] = deque()  # planned (or to play again), not sent
         self.playing: dict[Flight, Any] = {}  # sent to the workers: its future
@@ -468,7 +473,8 @@ class Ladder:
 
     def _fill(self) -> None:
         """Plan batches for the free places: challenges first (at most a quarter), then the
-        hills."""
+        hills round robin — each place to the next hill after the one served last that has
+        a game to play."""
         with self.lock:
             flights = self._flights()
             challenges = sum(f.challenge is not None for f in flights)
@@ -479,18 +485,19 @@ class Ladder:
                     break
                 self.waiting.append(planned)
                 challenges += 1
-            progress = True
-            while rated < self.capacity and progress:
-                progress = False
-                for state in self.hills.values():
-                    if rated >= self.capacity:
-                        break
+            hills = list(self.hills.values())
+            while rated < self.capacity:
+                for i in range(len(hills)):
+                    state = hills[(self.turn + i) % len(hills)]
                     specs = [s for s in (self._plan(state) for _ in range(state.batch()))
                              if s]
                     if specs:
                         self.waiting.append(Flight(state.hill.key, specs, None))
+                        self.turn = (self.turn + i + 1) % len(hills)
                         rated += 1
-                        progress = True
+                        break
+                else:
+                    return
 
     def _plan(self, state: HillState) -> GameSpec | None:
         """The next rated game of the hill, or None when no bot needs one."""
