@@ -1,10 +1,10 @@
 """The ladder never dies silently (spec §10.1): a killed worker, a full disk, hills that share
-the workers.
+the workers, and bots that leave the ladder through another process.
 
-A killed worker and the hills are stories of processes: a real `moonasm serve`, its worker
-killed with SIGKILL as the OOM killer would. A full disk is simulated in process with SQLite's
-`max_page_count` on every connection of the store (the store cannot grow by a page), which
-needs no privileges and no small filesystem."""
+A killed worker, the hills and the revoked author are stories of processes: a real `moonasm
+serve`, its worker killed with SIGKILL as the OOM killer would. A full disk is simulated in
+process with SQLite's `max_page_count` on every connection of the store (the store cannot
+grow by a page), which needs no privileges and no small filesystem."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_subprocess
 from server_helpers import Server, add, bot_source, init, submit, wait_for
 
 pytest.importorskip("starlette")
@@ -158,6 +159,47 @@ def test_hills_are_served_round_robin(tmp_path: Path) -> None:
         wait_for(second, timeout=30, every=0.05)
         assert time.monotonic() - started < 5
         assert _status(server)["ladder"] == "playing"  # the first hill plays on
+    finally:
+        assert "Traceback" not in server.stop()
+
+
+def test_bots_that_left_in_the_store_leave_the_ladder(tmp_path: Path) -> None:
+    """The store is the truth for who plays: a bot disabled by another process and an author
+    revoked from the command line while the server runs leave the ladder within seconds."""
+    directory = tmp_path / "contest"
+    init(directory, games=100_000, min_games=4)
+    names = ["ann", "ben", "cat", "dan"]
+    tokens = {name: add(directory, name) for name in names}
+    server = Server(directory, jobs=1).start()
+    try:
+        bots = {}
+        for name, base in zip(names, ["builder", "counter", "hoarder", "counter"], strict=True):
+            made = submit(server, tokens[name], bot_source(name, base))
+            assert made.status_code == 201
+            bots[name] = made.json()["bot"]
+        wait_for(lambda: _games(server) >= 30)
+        with sqlite3.connect(directory / "contest.sqlite") as db:  # another process's write
+            db.execute("UPDATE bots SET active=0, left_why='disabled' WHERE id=?",
+                       (bots["dan"],))
+        revoked = run_subprocess("serve", str(directory), "--revoke", "cat")
+        assert revoked.status == 0, revoked.err
+        started = time.monotonic()
+
+        def left() -> bool:
+            with server.client() as c:
+                rows = c.get("/api/hills/main/standings").json()["standings"]
+            return {r["bot"] for r in rows} == {bots["ann"], bots["ben"]}
+
+        wait_for(left, timeout=10, every=0.05)
+        assert time.monotonic() - started < 3
+        # at most two batches of 32 games were under way when they left: the newest 20
+        # games after 100 more are all between the bots that stayed
+        enough = _games(server) + 100
+        wait_for(lambda: _games(server) >= enough)
+        with _store(directory) as db:
+            newest = [set(json.loads(r[0])) for r in db.execute(
+                "SELECT bots FROM games ORDER BY id DESC LIMIT 20")]
+        assert all(seated == {bots["ann"], bots["ben"]} for seated in newest)
     finally:
         assert "Traceback" not in server.stop()
 

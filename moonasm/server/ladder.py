@@ -28,7 +28,9 @@ is made again and the batches under way are played again under the same numbers;
 fails (a full disk) the records are kept and written, in order, once it succeeds. Every
 failure pauses the ladder with a reason in words (`problem()`, shown by `GET /api/status` and
 the hill pages), logged once in one line, and is retried with back-off (0.5 s doubling to
-30 s); neither thread ever dies of an exception.
+30 s); neither thread ever dies of an exception. The store, not memory, says who plays: when
+another process changed it (`PRAGMA data_version`; e.g. `--revoke` from the command line),
+the active bots are read again.
 """
 
 from __future__ import annotations
@@ -185,6 +187,7 @@ class Ladder:
         self.played: deque[Flight] = deque()  # played, to be stored in this order
         self.troubles: dict[str, Trouble] = {}
         self.broken = False  # the workers must be made again
+        self.data_version: int | None = None
         self.recent: deque[tuple[float, int]] = deque()  # (time stored, games) of the last minute
         self.last_game: float | None = None
         self.pool: Any = None
@@ -197,8 +200,7 @@ class Ladder:
         db = self.db
         last = db.read().execute("SELECT max(id) FROM games").fetchone()[0]
         self.next_number = (last or 0) + 1
-        for r in db.all("SELECT b.*, p.name AS author_name FROM bots b JOIN people p "
-                        "ON p.id = b.author WHERE b.active = 1 ORDER BY b.id"):
+        for r in db.all(f"{ACTIVE_BOTS} ORDER BY b.id"):
             state = self.hills.get(r["hill"])
             if state is not None:
                 state.bots[r["id"]] = bot_of(r)
@@ -228,6 +230,45 @@ class Ladder:
             for b in seated:
                 state.bots[b].games += 1
         state.dirty = True
+
+    def _follow_store(self) -> None:
+        """The active bots as the store has them, read again whenever another connection
+        wrote to it (`PRAGMA data_version`): a bot disabled, or whose author was revoked, by
+        another process leaves the ladder; one made active there joins it."""
+        version = self.db.read().execute("PRAGMA data_version").fetchone()[0]
+        if version == self.data_version:
+            return
+        with self.lock:
+            active: dict[str, set[int]] = {key: set() for key in self.hills}
+            for r in self.db.all(ACTIVE_IDS):
+                if r["hill"] in active:
+                    active[r["hill"]].add(r["id"])
+            self.data_version = version
+            for key, state in self.hills.items():
+                for gone in set(state.bots) - active[key]:
+                    self._leave(state, gone)
+                joined = active[key] - set(state.bots)
+                if joined:
+                    self._join(state, joined)
+
+    def _join(self, state: HillState, ids: set[int]) -> None:
+        """Bots made active by another process. One that has rated games already (an author
+        restored) needs the hill's games counted again; a new one does not."""
+        marks = ",".join("?" * len(ids))
+        for r in self.db.all(f"{ACTIVE_BOTS} AND b.id IN ({marks})", tuple(ids)):
+            state.bots[r["id"]] = bot_of(r)
+            if r["id"] not in state.order:
+                state.order.append(r["id"])
+        state.dirty = True
+        played = self.db.one(f"SELECT 1 FROM seats WHERE bot IN ({marks}) LIMIT 1", tuple(ids))
+        if played is None:
+            return
+        state.games, state.records = 0, []
+        for bot in state.bots.values():
+            bot.games = 0
+        for row in self.db.all("SELECT * FROM games WHERE rated=1 AND hill=? ORDER BY id",
+                               (state.hill.key,)):
+            self._count(state, record_of(row))
 
     # -- threads -------------------------------------------------------------------------
 
@@ -262,8 +303,9 @@ class Ladder:
                 self._trouble("ladder", f"the ladder failed: {type(e).__name__}: {e}")
 
     def _round(self) -> None:
-        """Make the workers again if they broke, store what was played,
+        """Follow the store, make the workers again if they broke, store what was played,
         plan and send new batches — each step only once the one before has succeeded."""
+        self._follow_store()
         if not self.broken and self.pool.broken():
             self._broke(None)  # a worker died while the pool was idle
         if self.broken and not self._blocked("workers"):
@@ -706,8 +748,9 @@ class Ladder:
             state = self.hills[bot.hill]
             for old in replaced:
                 self._leave(state, old)
-            state.bots[bot.id] = bot
-            state.order.append(bot.id)
+            state.bots.setdefault(bot.id, bot)  # the store may have shown it first
+            if bot.id not in state.order:
+                state.order.append(bot.id)
             state.dirty = True
         self.wake()
 
@@ -737,6 +780,13 @@ class Ladder:
     def standings(self, hill: str) -> list[dict[str, Any]]:
         with self.lock:
             return list(self.hills[hill].rows)
+
+
+# The active bots: on the ladder, their author not revoked (whatever `--revoke` writes).
+ACTIVE_IDS = ("SELECT b.id, b.hill FROM bots b JOIN people p ON p.id = b.author "
+              "WHERE b.active = 1 AND p.revoked = 0")
+ACTIVE_BOTS = ("SELECT b.*, p.name AS author_name FROM bots b JOIN people p "
+               "ON p.id = b.author WHERE b.active = 1 AND p.revoked = 0")
 
 
 def bot_of(row: Any) -> Bot:
