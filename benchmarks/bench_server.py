@@ -20,6 +20,8 @@ the per-client rates, as a class of browsers would be.
   the bot's first rated game in the standings (< 3 s), against the 201 itself.
 * A hill of 200 bots and 100,000 stored games: the same latencies, 20 clients, and the time
   from start to the first standings against the time to listening.
+* A ladder worker killed (issue 24, ≥ 0.8×): rated games stored a second in the 10 s after
+  `kill -9` of one of the two ladder workers, against the 10 s before it, in the same run.
 
 Run it alone with `python benchmarks/bench_server.py`.
 """
@@ -440,6 +442,59 @@ def _ladder() -> list[Row]:
     return rows
 
 
+def _ladder_workers(server: Server) -> list[int]:
+    """The server's ladder workers: its children at nice 10 (the playground's runners and
+    multiprocessing's resource tracker run at the server's own priority)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == server.proc.pid and int(fields[16]) == 10:
+            found.append(int(entry.name))
+    return found
+
+
+def _recovery() -> list[Row]:
+    """Six bots playing flat out on --jobs 2; one ladder worker killed with SIGKILL: rated
+    games stored a second in the 10 s after, against the 10 s before."""
+    import os
+
+    from moonasm.server import people
+    from moonasm.server.db import Database
+
+    names = ["builder", "counter", "hoarder"]
+    with contest(LADDER_HILL) as (directory, _):
+        db = Database.open(directory / "contest.sqlite")
+        tokens = [people.add(db, f"author{i}", "author") for i in range(6)]
+        server = Server(directory, jobs=2)
+        try:
+            with server.client() as c:
+                for i, token in enumerate(tokens):
+                    text = (BOTS / f"{names[i % 3]}.masm").read_text()
+                    text = re.sub(r'(?m)^\.name .*$', f'.name "bot{i}"', text)
+                    c.post("/api/hills/main/bots", content=text.encode(), headers={
+                        "Authorization": f"Bearer {token}", "Content-Type": "text/plain"})
+
+                def games() -> int:
+                    return int(c.get("/api/hills/main/standings").json()["games"])
+
+                time.sleep(3)  # the ladder at full speed
+                start, first = time.perf_counter(), games()
+                time.sleep(10)
+                killed, middle = time.perf_counter(), games()
+                os.kill(_ladder_workers(server)[0], signal.SIGKILL)
+                time.sleep(10)
+                end, last = time.perf_counter(), games()
+        finally:
+            server.stop()
+    return [("ladder: rated games stored a second in the 10 s after kill -9 of a ladder "
+             "worker, --jobs 2, six bots", (last - middle) / (end - killed),
+             "the 10 s before the kill, same run", (middle - first) / (killed - start),
+             "games/s")]
+
+
 def _big_hill(directory: Path, bots: int = 200, games: int = 100_000) -> None:
     """A hill's store as months of play leave it: `bots` active bots of as many authors and
     `games` rated games between them."""
@@ -581,7 +636,8 @@ def _beside_replays() -> list[Row]:
 
 
 def run() -> list[Row]:
-    return _beside_replays() + _playground() + _classroom() + _ladder() + _large()
+    return _beside_replays() + _playground() + _classroom() + _ladder() + _recovery() + \
+        _large()
 
 
 if __name__ == "__main__":

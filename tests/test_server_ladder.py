@@ -139,11 +139,11 @@ def test_hills_are_served_round_robin(tmp_path: Path) -> None:
     while the first hill still has thousands to play."""
     directory = tmp_path / "contest"
     init(directory, games=100_000, min_games=4, extra=SECOND_HILL)
-    names = ["ann", "ben", "cat", "dan", "eve", "fay"]
+    names = ["ann", "ben", "cat", "dan"]
     tokens = {name: add(directory, name) for name in names}
     server = Server(directory, jobs=1).start()
     try:
-        for name, base in zip(names, ["builder", "counter", "hoarder"] * 2, strict=True):
+        for name, base in zip(names, ["builder", "counter", "hoarder", "builder"], strict=True):
             assert submit(server, tokens[name], bot_source(name, base)).status_code == 201
         wait_for(lambda: _games(server) >= 40)
         for name, base in (("ann", "counter"), ("ben", "hoarder")):

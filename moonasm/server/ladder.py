@@ -27,10 +27,10 @@ games' numbers and seeds until it is stored: when a worker dies (the pool is bro
 is made again and the batches under way are played again under the same numbers; when a write
 fails (a full disk) the records are kept and written, in order, once it succeeds. Every
 failure pauses the ladder with a reason in words (`problem()`, shown by `GET /api/status` and
-the hill pages), logged once in one line, and is retried with back-off (0.5 s doubling to
-30 s); neither thread ever dies of an exception. The store, not memory, says who plays: when
-another process changed it (`PRAGMA data_version`; e.g. `--revoke` from the command line),
-the active bots are read again.
+the hill pages), logged once in one line, and is retried with back-off (at once, then 0.5 s
+doubling to 30 s); neither thread ever dies of an exception. The store, not memory, says who
+plays: when another process changed it (`PRAGMA data_version`; e.g. `--revoke` from the
+command line), the active bots are read again.
 """
 
 from __future__ import annotations
@@ -69,7 +69,8 @@ SETTLED_BATCH = 32
 REFIT_SECONDS = 1.0
 REFIT_SHARE = 0.2
 Publish = Callable[[str, dict[str, Any]], None]
-# A failure is retried after half a second, then after twice as long each time, up to 30 s.
+# A failure is retried at once (a worker killed once is the common case, and replacing it
+# costs nothing), then after half a second, then twice as long each time, up to 30 s.
 BACKOFF_FIRST = 0.5
 BACKOFF_MOST = 30.0
 REPLAYS = 3  # a batch is played at most this often by workers that fail
@@ -366,7 +367,8 @@ class Ladder:
         with self.lock:
             old = self.troubles.get(kind)
             failures = min(old.failures + 1, 16) if old else 1
-            delay = min(BACKOFF_MOST, BACKOFF_FIRST * 2 ** (failures - 1))
+            delay = 0.0 if failures == 1 else \
+                min(BACKOFF_MOST, BACKOFF_FIRST * 2 ** (failures - 2))
             self.troubles[kind] = Trouble(reason, failures, time.monotonic() + delay)
         if old is None or old.reason != reason:
             log(f"the ladder is paused: {reason}")
