@@ -316,8 +316,8 @@ def test_a_full_disk_answers_507_pauses_the_ladder_and_both_recover(
     assert set(range(1, max(held) + 1)) <= set(numbers)
     err = capfd.readouterr().err
     assert "Traceback" not in err
-    assert "moonasm serve: the ladder is paused: the disk is full: the games played are kept " \
-           "until they can be stored\n" in err
+    assert err.count("moonasm serve: the ladder is paused: the disk is full: the games played "
+                     "are kept until they can be stored\n") == 1
     assert "moonasm serve: the disk is full: a request's write failed (507)\n" in err
 
 
@@ -403,3 +403,23 @@ def test_a_game_stored_already_gets_no_second_set_of_seats(contest: Path) -> Non
     assert [tuple(r) for r in db.all("SELECT game, bot, seat FROM seats ORDER BY seat")] == \
         [(1, 1, 1), (1, 2, 2)]
     assert [tuple(r) for r in db.all("SELECT id, seed, bots FROM games")] == [(1, 77, "[1, 2]")]
+
+
+def test_a_reason_is_said_once_however_many_writes_it_fails(
+        contest: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A full disk fails the games' writes and the standings' alike: one line in the log,
+    one reason on the pages."""
+    from moonasm.contest.execute import Where
+    from moonasm.server import config, ladder
+    from moonasm.server.db import Database
+
+    league = ladder.Ladder(Database.open(contest / "contest.sqlite"), config.load(contest),
+                           Where(1), lambda kind, data: None)
+    league._trouble("store", ladder.DISK_FULL_REASON)
+    league._trouble("standings", ladder.DISK_FULL_REASON)
+    league._trouble("store", ladder.DISK_FULL_REASON)  # retried, failed again
+    # the standings' write, failed once, is retried at once: the sooner retry is shown
+    assert league.problem() == "the disk is full: the games played are kept until they can " \
+                               "be stored (retrying)"
+    assert capfd.readouterr().err == "moonasm serve: the ladder is paused: the disk is full: " \
+                                     "the games played are kept until they can be stored\n"

@@ -365,12 +365,13 @@ class Ladder:
         """Pause for `kind` of failure: retry after a back-off that doubles with each failure
         in a row. One line in the log when it begins, never a traceback."""
         with self.lock:
+            known = {t.reason for t in self.troubles.values()}
             old = self.troubles.get(kind)
             failures = min(old.failures + 1, 16) if old else 1
             delay = 0.0 if failures == 1 else \
                 min(BACKOFF_MOST, BACKOFF_FIRST * 2 ** (failures - 2))
             self.troubles[kind] = Trouble(reason, failures, time.monotonic() + delay)
-        if old is None or old.reason != reason:
+        if reason not in known:  # a full disk fails the games' and the standings' writes
             log(f"the ladder is paused: {reason}")
 
     def _ok(self, kind: str) -> None:
@@ -391,9 +392,11 @@ class Ladder:
         if not troubles:
             return None
         now = time.monotonic()
-        return "; ".join(f"{t.reason} (retry in {math.ceil(t.retry_at - now)} s)"
-                         if t.retry_at - now > 0.05 else f"{t.reason} (retrying)"
-                         for t in troubles)
+        due: dict[str, float] = {}  # each reason once, with its next retry
+        for t in troubles:
+            due[t.reason] = min(due.get(t.reason, t.retry_at), t.retry_at)
+        return "; ".join(f"{reason} (retry in {math.ceil(at - now)} s)" if at - now > 0.05
+                         else f"{reason} (retrying)" for reason, at in due.items())
 
     def status(self) -> dict[str, Any]:
         """What `GET /api/status` says of the ladder: its problem, its workers, the batches
