@@ -313,7 +313,9 @@ class Ladder:
             self._rebuild()
         if self._blocked("store") or not self._flush():
             return
-        if not self.troubles.keys() & {"workers", "store"}:
+        with self.lock:  # the standings' thread may add its own trouble meanwhile
+            calm = not self.troubles.keys() & {"workers", "store"}
+        if calm:
             self._fill()
         if not self.broken:
             self._send()
@@ -335,11 +337,12 @@ class Ladder:
                 return
 
     def _wait(self) -> float:
-        """How long the thread may sleep: until the next retry is due, at most half a
+        """How long the thread may sleep: until the next retry falls due, at most half a
         second."""
+        now = time.monotonic()
         with self.lock:
-            due = [t.retry_at for t in self.troubles.values()]
-        return max(0.01, min([0.5, *(d - time.monotonic() for d in due)]))
+            due = [t.retry_at - now for t in self.troubles.values() if t.retry_at > now]
+        return max(0.01, min([0.5, *due]))
 
     def _refit(self) -> None:
         while not self.stopping.wait(0.1):
@@ -403,8 +406,7 @@ class Ladder:
         planned and not yet stored, the games stored in the last minute, the last one's time."""
         now = time.time()
         with self.lock:
-            while self.recent and self.recent[0][0] < now - 60:
-                self.recent.popleft()
+            self._forget(now)
             last_minute = sum(n for _, n in self.recent)
             queued = len(self.waiting) + len(self.playing) + len(self.played)
             pool, broken, last = self.pool, self.broken, self.last_game
@@ -412,6 +414,11 @@ class Ladder:
                 else pool.count(), "queued": queued, "games_last_minute": last_minute,
                 "last_game_at": None if last is None else datetime.fromtimestamp(
                     last, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")}
+
+    def _forget(self, now: float) -> None:
+        """Keep the last minute of stored batches only (the ladder's lock held)."""
+        while self.recent and self.recent[0][0] < now - 60:
+            self.recent.popleft()
 
     # -- the workers ---------------------------------------------------------------------
 
@@ -651,6 +658,7 @@ class Ladder:
                         del self.challenges[c.id]
             if stored:
                 self.recent.append((now, len(stored)))
+                self._forget(now)
                 self.last_game = now
         if flight.challenge is None:
             for record in stored:
