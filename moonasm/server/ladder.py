@@ -57,7 +57,6 @@ from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
-from moonasm.server.guard import disk_full
 
 # A batch is a worker's unit of work: small while a hill has a provisional bot, so that a new
 # version's first games come back within a second; larger once every bot is ranked, so that a
@@ -356,9 +355,8 @@ class Ladder:
                 except Exception as e:  # a failed write (a full disk): refitted again later
                     with self.lock:
                         state.dirty = True
-                    reason = DISK_FULL_REASON if disk_full(e) else \
-                        f"the standings of hill '{state.hill.key}' could not be stored: {e}"
-                    self._trouble("standings", reason)
+                    self._trouble("standings", failed_write(
+                        e, f"the standings of hill '{state.hill.key}' could not be stored"))
                     break
                 self._ok("standings")
 
@@ -463,7 +461,7 @@ class Ladder:
                 try:
                     self._set_challenge_status(flight.challenge, "running")
                 except Exception as e:
-                    self._trouble("store", self._store_failure(e))
+                    self._trouble("store", failed_write(e, "the store could not be written"))
                     return
             try:
                 future = self.pool.submit(flight.payload)
@@ -622,18 +620,13 @@ class Ladder:
                 stored = self.store(self.hills[flight.hill].hill, flight.records or [],
                                     flight.challenge)
             except Exception as e:
-                self._trouble("store", self._store_failure(e))
+                self._trouble("store", failed_write(e, "the store could not be written"))
                 return False
             self.played.popleft()
             if stored:
                 self._ok("store")
             self._account(flight, stored)
         return True
-
-    def _store_failure(self, e: Exception) -> str:
-        if disk_full(e):
-            return DISK_FULL_REASON
-        return f"the store could not be written: {e}"
 
     def _account(self, flight: Flight, stored: list[GameRecord]) -> None:
         """A batch is over: its bots are no longer under way; count its stored games."""
@@ -810,6 +803,15 @@ def bot_of(row: Any) -> Bot:
 def log(line: str) -> None:
     """One line of the server's log (standard error)."""
     print(f"moonasm serve: {line}", file=sys.stderr, flush=True)
+
+
+def failed_write(error: Exception, what: str) -> str:
+    """A failed write in words: a full disk as such, anything else with the store's message.
+    (The guard is imported here, not at the top: the workers import this module for their
+    initializer, and need neither Starlette nor the security layer.)"""
+    from moonasm.server.guard import disk_full
+
+    return DISK_FULL_REASON if disk_full(error) else f"{what}: {error}"
 
 
 def workers_failed(error: BaseException) -> bool:
