@@ -107,7 +107,7 @@ def test_a_killed_worker_pauses_the_ladder_and_it_plays_on(tmp_path: Path) -> No
             return status if status["ladder"] == "paused" else None
 
         status = wait_for(paused, timeout=10, every=0.02)
-        assert status["problem"].startswith("a worker process died; rebuilding the pool")
+        assert status["problem"].startswith("a worker process died; starting a new one")
         at_kill = _games(server)
 
         def playing() -> Any:
@@ -128,7 +128,7 @@ def test_a_killed_worker_pauses_the_ladder_and_it_plays_on(tmp_path: Path) -> No
     finally:
         err = server.stop()
     assert "Traceback" not in err
-    assert "moonasm serve: the ladder is paused: a worker process died; rebuilding the pool\n" \
+    assert "moonasm serve: the ladder is paused: a worker process died; starting a new one\n" \
         in err and "moonasm serve: the ladder plays again\n" in err
     with _store(directory) as db:
         _check_games(db)
@@ -354,8 +354,14 @@ def test_a_batch_that_kills_its_workers_is_given_up_after_three_tries(
                 future.set_result(runner.play_batch(text))
             return future
 
+        def landed(self, future: Future[str], played: bool) -> bool:
+            return True
+
         def broken(self) -> bool:
             return False
+
+        def repair(self) -> None:
+            pass
 
         def count(self) -> int:
             return 1

@@ -23,8 +23,8 @@ the one served last that has a game to play, so that no hill starves another; ch
 at most a quarter of the places.
 
 The ladder never dies silently (spec §10.1). A planned batch is a `Flight` that keeps its
-games' numbers and seeds until it is stored: when a worker dies (the pool is broken) the pool
-is made again and the batches under way are played again under the same numbers; when a write
+games' numbers and seeds until it is stored: when a worker dies it is made again (the others
+play on) and the batches it had are played again under the same numbers; when a write
 fails (a full disk) the records are kept and written, in order, once it succeeds. Every
 failure pauses the ladder with a reason in words (`problem()`, shown by `GET /api/status` and
 the hill pages), logged once in one line, and is retried with back-off (at once, then 0.5 s
@@ -186,7 +186,7 @@ class Ladder:
         self.playing: dict[Flight, Any] = {}  # sent to the workers: its future
         self.played: deque[Flight] = deque()  # played, to be stored in this order
         self.troubles: dict[str, Trouble] = {}
-        self.broken = False  # the workers must be made again
+        self.broken = False  # workers died: they must be made again
         self.data_version: int | None = None
         self.recent: deque[tuple[float, int]] = deque()  # (time stored, games) of the last minute
         self.last_game: float | None = None
@@ -306,17 +306,15 @@ class Ladder:
         """Follow the store, make the workers again if they broke, store what was played,
         plan and send new batches — each step only once the one before has succeeded."""
         self._follow_store()
-        if not self.broken and self.pool.broken():
-            self._broke(None)  # a worker died while the pool was idle
+        if not self.broken and self.pool is not None and self.pool.broken():
+            self._broke(None)  # a worker died while it had nothing to play
         if self.broken and not self._blocked("workers"):
-            self._rebuild()
+            self._repair()
         if self._blocked("store") or not self._flush():
             return
-        with self.lock:  # the standings' thread may add its own trouble meanwhile
-            calm = not self.troubles.keys() & {"workers", "store"}
-        if calm:
+        if "store" not in self.troubles:
             self._fill()
-        if not self.broken:
+        if self.pool is not None:
             self._send()
 
     def _take(self, timeout: float) -> None:
@@ -407,9 +405,9 @@ class Ladder:
             self._forget(now)
             last_minute = sum(n for _, n in self.recent)
             queued = len(self.waiting) + len(self.playing) + len(self.played)
-            pool, broken, last = self.pool, self.broken, self.last_game
-        return {"problem": self.problem(), "workers": 0 if broken or pool is None
-                else pool.count(), "queued": queued, "games_last_minute": last_minute,
+            pool, last = self.pool, self.last_game
+        return {"problem": self.problem(), "workers": 0 if pool is None else pool.count(),
+                "queued": queued, "games_last_minute": last_minute,
                 "last_game_at": None if last is None else datetime.fromtimestamp(
                     last, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")}
 
@@ -427,30 +425,30 @@ class Ladder:
             return
         self.broken = True
         if self.where.scheduler is None:
-            reason = "a worker process died; rebuilding the pool"
+            reason = "a worker process died; starting a new one"
         else:
             reason = f"the Dask cluster failed ({type(error).__name__}); reconnecting"
         self._trouble("workers", reason)
 
-    def _rebuild(self) -> None:
-        """New workers; the batches that were under way are played again, in order."""
-        old, self.pool = self.pool, None
-        if old is not None:
-            old.close()
-        where = self.where
-        if where.scheduler is not None:  # the old client is closed: connect afresh
-            where = execute.Where(where.jobs, where.scheduler)
+    def _repair(self) -> None:
+        """Make the dead workers again (the batches they had come back failed, and are played
+        again); a Dask cluster is connected to afresh, and every batch under way on it is
+        played again."""
         try:
-            self.pool = Workers(where)
+            if self.where.scheduler is None:
+                self.pool.repair()
+            else:
+                old, self.pool = self.pool, None
+                if old is not None:
+                    old.close()
+                self.pool = Workers(execute.Where(self.where.jobs, self.where.scheduler))
+                self.waiting.extend(self.playing)
+                self.playing.clear()
         except Exception as e:
             self._trouble("workers", f"the workers could not be started: {e}")
             return
         self.broken = False
-        again = [*self.playing, *self.waiting]
-        self.playing.clear()
-        self.waiting = deque(sorted(again, key=lambda f: f.specs[0].group))
-        if not self.waiting:
-            self._ok("workers")
+        self.waiting = deque(sorted(self.waiting, key=lambda f: f.specs[0].group))
 
     def _send(self) -> None:
         while self.waiting:
@@ -496,6 +494,8 @@ class Ladder:
         try:
             text = future.result()
         except Exception as e:
+            if self.pool is not None:
+                self.pool.landed(future, False)
             if workers_failed(e):
                 flight.failures += 1
                 self._broke(e)
@@ -510,7 +510,9 @@ class Ladder:
             log(f"a batch of {len(flight.specs)} games was lost: {type(e).__name__}: {e}")
             flight.records = []
         else:
-            self._ok("workers")
+            whole = self.pool is None or self.pool.landed(future, True)
+            if whole and not self.broken:  # every worker made again has played a batch
+                self._ok("workers")
             try:
                 flight.records = checked(execute.batch_of(text).records, flight.specs)
             except Exception as e:
@@ -872,45 +874,83 @@ def background_worker(parent: int) -> None:
 class Workers:
     """Where the ladder's batches run: local worker processes (spawned, dying with the
     server) or the Dask cluster at `where.scheduler`. `submit(payload)` gives a future of
-    the batch's JSON Lines."""
+    the batch's JSON Lines.
+
+    Local workers are `jobs` pools of one process each, rather than one pool of `jobs`: a
+    pool whose process dies is broken for good and ends its other processes too, so with one
+    pool a killed worker stopped every game until a new pool had started. Now the others play
+    on while the dead one is made again (`repair`); each batch goes to the pool with the
+    fewest batches under way."""
 
     def __init__(self, where: execute.Where):
+        self.pools: list[Any] = []
+        self.client: Any = None
         if where.scheduler is not None:
             self.where = execute.connect(where)
             self.client = self.where.client
-            self.pool = None
         else:
-            import multiprocessing
-            import os
-            from concurrent.futures import ProcessPoolExecutor
+            self.pools = [self._pool() for _ in range(max(1, where.jobs))]
+        self.pending: list[set[Any]] = [set() for _ in self.pools]  # sent, not come back
+        self.new: set[int] = set()  # pools made again that have not played a batch yet
 
-            self.client = None
-            self.pool = ProcessPoolExecutor(
-                max_workers=max(1, where.jobs), mp_context=multiprocessing.get_context("spawn"),
-                initializer=background_worker, initargs=(os.getpid(),))
+    @staticmethod
+    def _pool() -> Any:
+        import multiprocessing
+        import os
+        from concurrent.futures import ProcessPoolExecutor
+
+        return ProcessPoolExecutor(
+            max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+            initializer=background_worker, initargs=(os.getpid(),))
 
     def submit(self, text: str) -> Any:
-        if self.pool is None:
+        if self.client is not None:
             return self.client.submit(runner.play_batch, text, pure=False)
-        return self.pool.submit(runner.play_batch, text)
+        from concurrent.futures.process import BrokenProcessPool
+
+        alive = [i for i, pool in enumerate(self.pools) if not pool._broken]
+        if not alive:
+            raise BrokenProcessPool("every worker process died")
+        i = min(alive, key=lambda i: len(self.pending[i]))
+        future = self.pools[i].submit(runner.play_batch, text)
+        self.pending[i].add(future)
+        return future
+
+    def landed(self, future: Any, played: bool) -> bool:
+        """`future` came back, `played` or failed; True once every worker made again has
+        played a batch (the ladder is whole again)."""
+        for i, pending in enumerate(self.pending):
+            if future in pending:
+                pending.discard(future)
+                if played:
+                    self.new.discard(i)
+        return not self.new
 
     def broken(self) -> bool:
-        """Has a worker process died (the pool then refuses every batch)?"""
-        return bool(self.pool is not None and self.pool._broken)
+        """Has a worker process died (its pool then refuses every batch)?"""
+        return any(pool._broken for pool in self.pools)
+
+    def repair(self) -> None:
+        """Make the dead workers again; the batches they had fail, to be played again."""
+        for i, pool in enumerate(self.pools):
+            if pool._broken:
+                pool.shutdown(wait=False, cancel_futures=True)
+                self.pools[i] = self._pool()
+                self.pending[i] = set()
+                self.new.add(i)
 
     def count(self) -> int:
-        """The worker processes started (they start with the first batches), or the Dask
+        """The worker processes alive (they start with their first batch), or the Dask
         workers."""
-        if self.pool is not None:
-            return len(self.pool._processes or ())
+        if self.client is None:
+            return sum(len(pool._processes or ()) for pool in self.pools if not pool._broken)
         try:
             return len(self.client.scheduler_info().get("workers", {}))
         except Exception:  # the cluster cannot say: none to count on
             return 0
 
     def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+        for pool in self.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
         if self.client is not None:
             execute.disconnect(self.where)
-
