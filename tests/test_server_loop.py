@@ -95,7 +95,7 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
                  "/courses/lessons/05-rol", "/no/such/page", "/hills/main/final",
                  "/api/hills", "/api/hills/main/standings", f"/api/bots/{bots[0]}",
                  "/api/games", f"/api/games/{game}", f"/api/games/{game}/log",
-                 "/api/courses", "/api/courses/lessons"):
+                 "/api/courses", "/api/courses/lessons", "/api/status"):
         visit("GET", path)
     visit("GET", f"/api/bots/{bots[0]}", headers=_bearer(alice))
     visit("GET", f"/api/games/{game}/log", headers=_bearer(alice))

@@ -18,7 +18,7 @@ from starlette.routing import Route
 
 from moonasm import __version__
 from moonasm.server.guard import JSONResponse
-from moonasm.server.site import Site, site_of
+from moonasm.server.site import Site, reads
 
 
 def status_json(site: Site) -> dict[str, Any]:
@@ -36,8 +36,9 @@ def status_json(site: Site) -> dict[str, Any]:
     return {"version": __version__, "ladder": state, **ladder}
 
 
-async def get_status(request: Request) -> Response:
-    return JSONResponse(status_json(site_of(request)))
+@reads
+def get_status(site: Site, request: Request) -> Response:
+    return JSONResponse(status_json(site))
 
 
 ROUTES = [
