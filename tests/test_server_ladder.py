@@ -251,8 +251,8 @@ def contest(tmp_path: Path) -> Iterator[Path]:
 
 
 def test_a_full_disk_answers_507_pauses_the_ladder_and_both_recover(
-        contest: Path, monkeypatch: pytest.MonkeyPatch,
-        capfd: pytest.CaptureFixture[str]) -> None:
+        contest: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
     from starlette.testclient import TestClient
 
     from moonasm.contest.execute import Where
@@ -318,7 +318,8 @@ def test_a_full_disk_answers_507_pauses_the_ladder_and_both_recover(
     assert "Traceback" not in err
     assert err.count("moonasm serve: the ladder is paused: the disk is full: the games played "
                      "are kept until they can be stored\n") == 1
-    assert "moonasm serve: the disk is full: a request's write failed (507)\n" in err
+    logged = [r.getMessage() for r in caplog.records if r.name == "uvicorn.error"]
+    assert logged == ["POST /api/hills/main/bots: the disk is full (507)"] * 2
 
 
 def test_a_batch_that_kills_its_workers_is_given_up_after_three_tries(
