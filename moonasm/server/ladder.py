@@ -877,10 +877,10 @@ class Workers:
     the batch's JSON Lines.
 
     Local workers are `jobs` pools of one process each, rather than one pool of `jobs`: a
-    pool whose process dies is broken for good and ends its other processes too, so with one
-    pool a killed worker stopped every game until a new pool had started. Now the others play
-    on while the dead one is made again (`repair`); each batch goes to the pool with the
-    fewest batches under way."""
+    pool whose process dies is broken for good and ends its other processes too, so one
+    killed worker would stop every game until a whole new pool had started. With a pool a
+    process, the others play on while the dead one is made again (`repair`). Each batch goes
+    to the pool with the fewest batches under way."""
 
     def __init__(self, where: execute.Where):
         self.pools: list[Any] = []
