@@ -430,3 +430,30 @@ def test_a_restore_under_way_holds_the_directory(tmp_path: Path) -> None:
                                            f"restored by process {os.getpid()}; wait for it "
                                            "to end\n")
     assert (directory / "serve.lock").read_text() == ""
+
+
+def test_a_write_that_fails_on_a_full_store_raises_the_full_disk_and_leaves_no_transaction(
+        tmp_path: Path) -> None:
+    """SQLite rolls back by itself when the disk is full: the error the caller meets is the
+    full disk (not a second ROLLBACK's 'no transaction is active'), and the next write, once
+    there is room, succeeds."""
+    from moonasm.server.db import Database
+
+    db = Database.create(tmp_path / "contest.sqlite")
+    try:
+        c = db.connection()
+        pages = c.execute("PRAGMA page_count").fetchone()[0]
+        c.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(sqlite3.OperationalError) as failed:
+            with db.write() as w:
+                for _ in range(100):
+                    w.execute("INSERT INTO programs VALUES (hex(randomblob(8)), ?, 0)",
+                              ("x" * 4000,))
+        assert str(failed.value) == "database or disk is full"
+        assert not c.in_transaction
+        c.execute(f"PRAGMA max_page_count = {pages * 100}")
+        with db.write() as w:
+            w.execute("INSERT INTO programs VALUES ('kept', 'ROL A', 0)")
+        assert db.one("SELECT source FROM programs WHERE id='kept'")["source"] == "ROL A"
+    finally:
+        db.close()

@@ -225,10 +225,13 @@ class Database:
             c.execute("BEGIN IMMEDIATE")
             try:
                 yield c
+                c.execute("COMMIT")
             except BaseException:
-                c.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk does): a second ROLLBACK
+                # would raise over the real error; a failed COMMIT leaves one to end
+                if c.in_transaction:
+                    c.execute("ROLLBACK")
                 raise
-            c.execute("COMMIT")
 
     def one(self, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Row | None:
         row: sqlite3.Row | None = self.read().execute(sql, params).fetchone()
