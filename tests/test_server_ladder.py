@@ -9,6 +9,7 @@ grow by a page), which needs no privileges and no small filesystem."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import sqlite3
@@ -258,6 +259,9 @@ def test_a_full_disk_answers_507_pauses_the_ladder_and_both_recover(
     from moonasm.contest.execute import Where
     from moonasm.server.app import build
 
+    # uvicorn's own logging set-up (any in-process uvicorn.Config before this test, on the same
+    # worker) stops its records at the "uvicorn" logger: let them reach caplog
+    monkeypatch.setattr(logging.getLogger("uvicorn"), "propagate", True)
     tokens = {name: add(contest, name) for name in ("ann", "ben", "cat")}
     disk = Disk(monkeypatch, contest / "contest.sqlite")
     app = build(contest, Where(1))
