@@ -6,11 +6,13 @@ command returns these; docs/cli.md's table and README's sentence are generated f
 (`python -m moonasm.docs`), and a test keeps them in step.
 
 `FaultKind`: the runtime faults the machine raises (spec §6: power, protection, disabled,
-overload), as `run --json`, game logs, contest stores and standings name them.
+overload), as `run --json`, game logs, contest stores and standings name them; `FAULT_WORDS`
+says each in words, for a learner and for a teacher (a test holds every kind to both).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 
 
@@ -22,6 +24,37 @@ class FaultKind(StrEnum):
 
 
 FAULT_KINDS: tuple[str, ...] = tuple(FaultKind)
+
+
+@dataclass(frozen=True)
+class FaultWords:
+    """A fault kind in words. `learner`: what the REPL and the learning path say after the
+    fault, with what to do next. `teacher`: the reason a grade gives ("… fault: MESSAGE
+    (REASON)"), as `grade`, the gradebook and a lesson's "refused because …" read it."""
+
+    learner: str
+    teacher: str
+
+
+FAULT_WORDS: dict[str, FaultWords] = {  # FaultKind -> its words
+    FaultKind.POWER: FaultWords(
+        "Not enough power left this turn: type :end to end the turn (power is refilled), "
+        "or choose cheaper operations.",
+        "it costs more power than is left in this turn"),
+    FaultKind.PROTECTION: FaultWords(
+        "That belongs to someone else. Each player may read and write only their own RAM "
+        "module, and another player's goal only once it has been shown.",
+        "it touches something that belongs to another player"),
+    FaultKind.DISABLED: FaultWords(
+        "That cannot be used now. An ERROR card (or .disable) switched it off until an OK "
+        "card repairs it, or it is an extra operation not available in this game.",
+        "it uses a register or an operation that is out of order"),
+    FaultKind.OVERLOAD: FaultWords(
+        "Too many steps: a loop that never ends? The computer raised the 1969 alarm and "
+        "stopped the input.",
+        "the program ran too many steps (the 1969 alarm): a loop that never ends?"),
+}
+UNKNOWN_FAULT = FaultWords("", "the rules refuse it")  # a kind no machine of ours raises
 
 
 class ExitStatus(IntEnum):

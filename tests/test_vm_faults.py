@@ -129,3 +129,34 @@ def test_the_interpreter_leaves_the_machine_unchanged_on_every_fault_kind() -> N
                                  source == "NOT A" else 10)
         assert outcome.fault is not None and outcome.steps == 0
         assert m.snapshot() == before
+
+
+def test_every_fault_kind_has_a_learners_and_a_teachers_sentence_declared_once() -> None:
+    """The words of each fault kind live in status.py beside `FaultKind`: a new kind fails
+    here until it has both, and no module keeps a table of its own."""
+    from pathlib import Path
+
+    from moonasm.status import FAULT_WORDS, FaultKind
+
+    assert set(FAULT_WORDS) == set(FaultKind)
+    for kind in FaultKind:
+        words = FAULT_WORDS[kind]
+        assert words.learner.endswith(".") and len(words.learner) > 30, kind
+        assert words.teacher and not words.teacher.endswith("."), kind  # said inside "( )"
+    package = Path(__file__).resolve().parent.parent / "moonasm"
+    tables = [str(p.relative_to(package)) for p in package.rglob("*.py")
+              if "FAULT_WORDS = " in p.read_text(encoding="utf-8")
+              or "FAULT_WORDS: " in p.read_text(encoding="utf-8")]
+    assert tables == ["status.py"]
+
+
+def test_the_fault_words_reach_the_repl_the_grade_and_the_lesson() -> None:
+    from moonasm.repl.render import fault_message
+    from moonasm.solve.grading import Attempt, explain
+    from moonasm.status import FAULT_WORDS
+
+    said = "".join(text for _style, text in fault_message("power", "costs 1", None, None, "x"))
+    assert said == f"power fault: costs 1\n{FAULT_WORDS['power'].learner}\n"
+    attempt = Attempt("fault", 2, 1, "protection", "RAM2 is player 2's", 3, 8)
+    assert explain(attempt) == ("line 3: protection fault: RAM2 is player 2's (it touches "
+                                "something that belongs to another player)")

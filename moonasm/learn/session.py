@@ -112,9 +112,9 @@ class LearnSession(Sandbox):
         self.fault_kind = None
         reply = super().run_source(text, where)
         if self.fault_kind is not None:
-            from moonasm.solve.grading import FAULT_WORDS
+            from moonasm.status import FAULT_WORDS, UNKNOWN_FAULT
 
-            words = FAULT_WORDS.get(self.fault_kind, "the rules refuse it")
+            words = FAULT_WORDS.get(self.fault_kind, UNKNOWN_FAULT).teacher
             reply.add(f"In words: the operation was refused because {words}. Nothing "
                       "changed; try something else, or :hint.\n", "class:explain",
                       problem=True)

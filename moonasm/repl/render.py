@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
+from moonasm.status import FAULT_WORDS, UNKNOWN_FAULT
 
 Fragments = list[tuple[str, str]]
 
@@ -98,19 +99,6 @@ def power_line(left: float, per_turn: float, glyphs: Glyphs) -> Fragments:
             ("", f" of {halves(per_turn, glyphs)} left this turn\n")]
 
 
-# What each kind of fault means, in words, for someone learning the game.
-FAULT_WORDS = {
-    "power": "Not enough power left this turn: type :end to end the turn (power is refilled), "
-             "or choose cheaper operations.",
-    "protection": "That belongs to someone else. Each player may read and write only their own "
-                  "RAM module, and another player's goal only once it has been shown.",
-    "disabled": "That cannot be used now. An ERROR card (or .disable) switched it off until an "
-                "OK card repairs it, or it is an extra operation not available in this game.",
-    "overload": "Too many steps: a loop that never ends? The computer raised the 1969 alarm "
-                "and stopped the input.",
-}
-
-
 def rendered(d: Diagnostic, lines: list[str] | None, where: str,
              first_line: int = 1) -> tuple[str, list[str]]:
     """A diagnostic's head line and its excerpt lines, numbered from `first_line`: the
@@ -143,7 +131,7 @@ def fault_message(kind: str, message: str, diagnostic: Diagnostic | None,
         out.append(("class:diag.source", line + "\n"))
     if consequence:
         out.append(("class:explain", consequence[0].upper() + consequence[1:] + ". "))
-    out.append(("class:explain", FAULT_WORDS.get(kind, "") + "\n"))
+    out.append(("class:explain", FAULT_WORDS.get(kind, UNKNOWN_FAULT).learner + "\n"))
     return out
 
 

@@ -15,6 +15,7 @@ from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Config
 from moonasm.lang.directives import SPECS
 from moonasm.lang.parse import Parsed
+from moonasm.status import FAULT_WORDS, UNKNOWN_FAULT
 
 # What an answer may not change: the machine and the rules of the puzzle.
 SETUP_FIELDS = ("bits", "mode", "players", "power", "sets", "goal", "hackers", "disabled")
@@ -115,19 +116,11 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
     return Attempt("solved" if outcome.reached else "not reached", spent, operations)
 
 
-FAULT_WORDS = {
-    "power": "it costs more power than is left in this turn",
-    "protection": "it touches something that belongs to another player",
-    "disabled": "it uses a register or an operation that is out of order",
-    "overload": "the program ran too many steps (the 1969 alarm): a loop that never ends?",
-}
-
-
 def explain(a: Attempt) -> str:
     """An attempt in words, for a learner or a teacher."""
     where = f"line {a.line}: " if a.line is not None else ""
     if a.status == "fault":
-        why = FAULT_WORDS.get(a.fault_kind or "", "the rules refuse it")
+        why = FAULT_WORDS.get(a.fault_kind or "", UNKNOWN_FAULT).teacher
         return f"{where}{a.fault_kind} fault: {a.message} ({why})"
     if a.status == "invalid":
         return f"{where}{a.message}"
