@@ -482,3 +482,23 @@ def test_garbage_gets_no_500_and_no_traceback(tmp_path: Path) -> None:
     finally:
         err = server.stop()
     assert "Traceback" not in err and "Exception in ASGI" not in err, err
+
+
+def test_the_rate_limits_forget_the_windows_that_emptied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server that met many addresses keeps no window for those that went quiet: after a
+    sweep, only the windows with a request still inside them are held (and still count)."""
+    from moonasm.server import guard
+
+    clock = [1000.0]
+    monkeypatch.setattr(guard.time, "monotonic", lambda: clock[0])
+    rates = guard.Rates()
+    for n in range(rates.SWEEP - 1):
+        rates.hit("check", f"address:{n}")
+    assert len(rates.seen) == rates.SWEEP - 1
+    clock[0] += 61.0  # every "check" window (60 s) is now empty
+    for _ in range(10):
+        rates.hit("submit", "person:1")
+    assert set(rates.seen) == {("submit", "person:1")}
+    with pytest.raises(guard.ApiError) as refused:
+        rates.hit("submit", "person:1")
+    assert refused.value.status == 429

@@ -21,7 +21,7 @@ import threading
 import time
 from array import array
 from collections import deque
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from itertools import accumulate
 from typing import Any
 
@@ -373,14 +373,22 @@ class Rates:
               "check": (600, 60.0), "share": (30, 3600.0), "answer": (60, 3600.0),
               "signin": (20, 60.0)}
 
+    # every this many hits, the windows with nothing left in them are forgotten: a server
+    # that met a million addresses does not keep a million empty windows
+    SWEEP = 4096
+
     def __init__(self) -> None:
         self.seen: dict[tuple[str, str], deque[float]] = {}
         self.lock = threading.Lock()
+        self.hits = 0
 
     def hit(self, kind: str, who: str) -> None:
         count, window = self.LIMITS[kind]
         now = time.monotonic()
         with self.lock:
+            self.hits += 1
+            if self.hits % self.SWEEP == 0:
+                self._forget(now)
             times = self.seen.setdefault((kind, who), deque())
             while times and times[0] <= now - window:
                 times.popleft()
@@ -390,5 +398,8 @@ class Rates:
                                     f"try again in {wait} s", {"Retry-After": str(wait)})
             times.append(now)
 
-
-Handler = Callable[[Request], Awaitable[Response]]
+    def _forget(self, now: float) -> None:
+        """Drop the windows whose every request is older than their limit's window."""
+        for key in [k for k, times in self.seen.items()
+                    if not times or times[-1] <= now - self.LIMITS[k[0]][1]]:
+            del self.seen[key]
