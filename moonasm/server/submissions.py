@@ -12,7 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from moonasm.server import guard
+from moonasm.contest.runner import FaultRecord
+from moonasm.server import guard, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import Bot
@@ -102,13 +103,12 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
     history = [{"game": r["game"], "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
                for r in site.db.all("SELECT game, mu, sigma FROM ratings WHERE bot=? "
                                     "ORDER BY game", (bot,))]
-    faults = []
-    for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g ON "
-                         "g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
-                         "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed))):
-        for f in json.loads(g["faults"]):
-            if f[0] == g["seat"]:
-                faults.append(fault_json(g["id"], f, allowed))
+    faults = [shapes.fault_json(g["id"], f, allowed)
+              for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g "
+                                   "ON g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
+                                   "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed)))
+              for f in map(FaultRecord.from_json, json.loads(g["faults"]))
+              if f.seat == g["seat"]]
     standing = next((r for r in site.ladder.standings(row["hill"]) if r["bot"] == bot), None)
     return {"bot": bot, "name": row["name"], "author": row["author_name"], "hill": row["hill"],
             "version": row["version"], "active": bool(row["active"]),
@@ -116,18 +116,6 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
             "games": games, "rating": standing["rating"] if standing else None,
             "history": history, "faults": faults,
             "source": row["source"] if allowed else None}
-
-
-def fault_json(game: int, f: list[Any], allowed: bool) -> dict[str, Any]:
-    """A stored fault (`FaultRecord.to_json`'s list): kind and line for anyone; statement,
-    message and machine state for those allowed."""
-    seat, rnd, kind, message, line, column, statement, registers, ram, power = f
-    return {"game": game, "seat": seat, "round": rnd, "kind": kind, "line": line,
-            "column": column if allowed else None,
-            "statement": statement if allowed else None,
-            "message": message if allowed else None,
-            "state": {"registers": registers, "ram": ram,
-                      "power": None if power is None else power / 2} if allowed else None}
 
 
 @reads
