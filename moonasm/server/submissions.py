@@ -13,6 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.contest.runner import FaultRecord
+from moonasm.diagnostics import Diagnostic
 from moonasm.server import guard, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
@@ -44,9 +45,8 @@ async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict
     name = named or "bot"
     problem = name_problem(name)
     if problem is not None:
-        raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[{
-            "file": SUBMISSION, "line": None, "column": None, "severity": "error",
-            "kind": "usage", "message": problem}])
+        raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[
+            Diagnostic.unplaced("usage", problem).to_json(SUBMISSION)])
     return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
 
 
