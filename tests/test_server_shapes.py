@@ -5,6 +5,7 @@ TestClient."""
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sqlite3
@@ -13,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
+from conftest import run_subprocess
 from server_helpers import BOTS, add, init, wait_for
 
 pytest.importorskip("starlette")
@@ -142,3 +144,32 @@ def test_the_bot_page_writes_power_as_a_whole_number(served: dict[str, Any]) -> 
         client.cookies.clear()
     powers = re.findall(r" power=([0-9.]+)</code>", page)
     assert powers and all(re.fullmatch(r"\d+(\.5)?", p) for p in powers), powers
+
+
+def _csrf(client: TestClient, path: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', client.get(path).text)
+    assert found is not None
+    return found.group(1)
+
+
+@pytest.mark.parametrize(("source", "shown"), [
+    ("# a bot\nMOV A, 1\nINCC A\n", None),  # as `moonasm check` prints it
+    ('.name "' + "n" * 41 + '"\nEND\n',
+     ["submission.masm: error: a name is 1-40 characters, not 41"]),
+])
+def test_the_submit_form_shows_a_refused_bot_as_check_prints_it(
+        served: dict[str, Any], tmp_path: Any, source: str, shown: list[str] | None) -> None:
+    client: TestClient = served["client"]
+    if shown is None:
+        (tmp_path / "submission.masm").write_text(source)
+        checked = run_subprocess("check", "--bot", "submission.masm", cwd=tmp_path)
+        assert checked.status == 3
+        *diagnostics, summary = checked.err.splitlines()
+        assert summary == "2 errors" and diagnostics[3].startswith(
+            "submission.masm:3:1: error: unknown operation 'INCC'"), checked.err
+        shown = ["\n".join(diagnostics[:3]), "\n".join(diagnostics[3:])]
+    page = client.post("/submit", data={"csrf": _csrf(client, "/submit"), "hill": "main",
+                                        "token": served["bob"], "source": source})
+    assert page.status_code == 422
+    assert [html.unescape(p) for p in re.findall(r"<pre>(.*?)</pre>", page.text, re.S)] \
+        == shown

@@ -13,7 +13,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.contest.runner import FaultRecord
-from moonasm.diagnostics import Diagnostic
+from moonasm.diagnostics import Diagnostic, count
 from moonasm.server import guard, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
@@ -23,6 +23,16 @@ from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, may_read, reads, site_of, writes
 
 SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
+
+
+class Refused(ApiError):
+    """A bot refused for what it says (422): its diagnostics in the answer's body, and as
+    `moonasm check` prints them (`shown`) for the submit form, which shows them."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]],
+                 shown: list[str]) -> None:
+        super().__init__(422, message, diagnostics=diagnostics)
+        self.shown = shown
 
 
 async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
@@ -37,16 +47,16 @@ async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict
     if len(data) > guard.BOT_LIMIT:
         raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
     site.rates.hit("submit", f"person:{person.id}")
-    named, errors = await site.runs.call(submitted, data, hill.options.bits, SUBMISSION,
-                                         waiting=CHECKS_WAITING)
+    named, errors, shown = await site.runs.call(submitted, data, hill.options.bits,
+                                                SUBMISSION, waiting=CHECKS_WAITING)
     if errors:
-        raise ApiError(422, f"the bot is not valid ({len(errors)} error"
-                            f"{'s' if len(errors) != 1 else ''})", diagnostics=errors)
+        raise Refused(f"the bot is not valid ({count(len(errors), 'error')})", errors, shown)
     name = named or "bot"
     problem = name_problem(name)
     if problem is not None:
-        raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[
-            Diagnostic.unplaced("usage", problem).to_json(SUBMISSION)])
+        d = Diagnostic.unplaced("usage", problem)
+        raise Refused(f"the bot's .name: {problem}", [d.to_json(SUBMISSION)],
+                      [d.render(SUBMISSION, None)])
     return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
 
 
