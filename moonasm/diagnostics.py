@@ -28,7 +28,8 @@ def shorten(message: str) -> str:
 
 
 class Span(NamedTuple):
-    """A place in the source: 1-based line and column, and the length to underline.
+    """A place in the source: 1-based line and column (0: none, `Diagnostic.unplaced`), and
+    the length to underline.
 
     A NamedTuple rather than a frozen dataclass: just as immutable, and several times
     cheaper to create, which matters at one per token of a 100,000-line program."""
@@ -63,9 +64,18 @@ class Diagnostic(NamedTuple):
     def column(self) -> int:
         return self.span.column
 
+    @classmethod
+    def unplaced(cls, kind: str, message: str, line: int | None = None) -> "Diagnostic":
+        """A problem at no place in a program's text: of a whole file (a usage error, a file
+        that cannot be read, a refused name, an answer that is not a program) or of a line of
+        a file that is not a program (a game log's). Its line and column are 0, which no place
+        has (both count from 1): JSON gives them as null, `render` leaves them out."""
+        return cls(kind, message, Span(line or 0, 0, 0))
+
     def to_json(self, file: str | None) -> dict[str, object]:
-        """The diagnostic as every `--json` and the server list it under "diagnostics"."""
-        return {"file": file, "line": self.line, "column": self.column,
+        """The diagnostic as every `--json` and the server list it under "diagnostics" (the
+        one place this shape is written)."""
+        return {"file": file, "line": self.line or None, "column": self.column or None,
                 "severity": self.severity, "kind": self.kind, "message": self.message}
 
     def render(self, filename: str, source_lines: list[str] | None, *, color: bool = False,
@@ -73,7 +83,8 @@ class Diagnostic(NamedTuple):
         """The diagnostic with its source line and a caret, ready to print; in colour when
         `color` (the caller decides: a terminal, and no NO_COLOR). `prefix` goes before the
         message (`power fault: `)."""
-        place = f"{filename}:{self.line}:{self.column}:"
+        place = f"{filename}:{self.line}:{self.column}:" if self.line and self.column else \
+            f"{filename}:{self.line}:" if self.line else f"{filename}:"
         severity = f"{self.severity}:"
         message = prefix + self.message
         if color:
@@ -81,7 +92,7 @@ class Diagnostic(NamedTuple):
             severity = f"{_SEVERITY_COLOURS.get(self.severity, _BOLD)}{severity}{_RESET}"
             message = f"{_BOLD}{message}{_RESET}"
         head = f"{place} {severity} {message}"
-        if source_lines is None or not 1 <= self.line <= len(source_lines):
+        if source_lines is None or not 1 <= self.line <= len(source_lines) or not self.column:
             return head
         shown, caret = _excerpt(source_lines[self.line - 1], self.column, self.span.length)
         if color:

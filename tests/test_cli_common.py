@@ -29,6 +29,33 @@ def test_the_failure_object() -> None:
                                                    "diagnostics": [usage]}
 
 
+def test_a_diagnostic_without_a_place() -> None:
+    """A problem of a whole file, or of a log's line: JSON and text from `Diagnostic`."""
+    whole = Diagnostic.unplaced("usage", "no such file")
+    assert whole.to_json("x.masm") == {"file": "x.masm", "line": None, "column": None,
+                                       "severity": "error", "kind": "usage",
+                                       "message": "no such file"}
+    assert whole.render("x.masm", ["END"]) == "x.masm: error: no such file"
+    logged = Diagnostic.unplaced("log", "not JSON", 3)
+    assert logged.to_json("g.log") == {"file": "g.log", "line": 3, "column": None,
+                                       "severity": "error", "kind": "log",
+                                       "message": "not JSON"}
+    assert logged.render("g.log", ["a", "b", "c"]) == "g.log:3: error: not JSON"
+
+
+def test_no_module_builds_a_diagnostic_by_hand() -> None:
+    """A diagnostic's JSON comes only from `Diagnostic.to_json` (`Diagnostic.unplaced` for
+    one without a place): a dict written elsewhere would drift from spec §6's shape."""
+    from conftest import ROOT
+
+    found = [f"{path.relative_to(ROOT)}:{number}"
+             for path in sorted((ROOT / "moonasm").rglob("*.py"))
+             if path.name != "diagnostics.py" or path.parent.name != "moonasm"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if '"severity":' in line or "'severity':" in line]
+    assert found == []
+
+
 @pytest.mark.parametrize("args", [
     ["--json"],
     ["frobnicate", "--json"],

@@ -45,8 +45,7 @@ def diagnostic_json(d: Diagnostic, file: str | None) -> JsonObject:
 
 def usage_json(message: str, file: str | None = None) -> JsonObject:
     """A usage error as `--json` lists it: kind "usage", no line or column."""
-    return {"file": file, "line": None, "column": None, "severity": "error", "kind": "usage",
-            "message": message}
+    return Diagnostic.unplaced("usage", message).to_json(file)
 
 
 def failure_object(diagnostics: list[JsonObject], **keys: object) -> JsonObject:

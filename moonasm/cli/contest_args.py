@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from moonasm.cli.common import UsageError, failure_object, parse_positive, print_json
-from moonasm.diagnostics import count
+from moonasm.diagnostics import Diagnostic, count
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -110,8 +110,7 @@ def report_interrupted(prog: str, message: str, as_json: bool, file: str | None 
 
     print(f"{prog}: {message}", file=sys.stderr)
     if as_json:
-        print_failure([{"file": file, "line": None, "column": None, "severity": "error",
-                        "kind": "interrupted", "message": message}])
+        print_failure([Diagnostic.unplaced("interrupted", message).to_json(file)])
 
 
 def print_standings(setup: Setup, games: int, table: list[Standing], rated: bool,

@@ -41,6 +41,7 @@ from moonasm.cli.common import (
     usage_json,
     use_color,
 )
+from moonasm.diagnostics import Diagnostic
 from moonasm.status import ExitStatus
 
 if TYPE_CHECKING:
@@ -147,8 +148,7 @@ class _Report:
             if kind == "log":
                 print(f"{INVOCATION.prog}: error: '{self.file}' is not a valid game log",
                       file=sys.stderr)
-            diagnostic = {"file": self.file, "line": line, "column": None,
-                          "severity": "error", "kind": kind, "message": message}
+            diagnostic = Diagnostic.unplaced(kind, message, line).to_json(self.file)
         if self.json:
             print_json(failure_object([diagnostic], **self.facts))
         return status

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from moonasm.contest import runner
+from moonasm.diagnostics import Diagnostic
 
 DEFAULT_MAX_BOT_SIZE = 64 * 1024
 
@@ -58,8 +59,7 @@ def expand(paths: list[str]) -> list[str]:
 
 
 def _problem(file: str, message: str, kind: str = "usage") -> Rejected:
-    return Rejected(file, [{"file": file, "line": None, "column": None, "severity": "error",
-                            "kind": kind, "message": message}])
+    return Rejected(file, [Diagnostic.unplaced(kind, message).to_json(file)])
 
 
 def read_bot(file: str, max_size: int) -> bytes | Rejected:

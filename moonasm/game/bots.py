@@ -56,11 +56,13 @@ def bot(text: str, bits: int = 4) -> Program:
     return program
 
 
-def submitted(data: bytes, bits: int, file: str) -> tuple[str | None, list[dict[str, object]]]:
+def submitted(data: bytes, bits: int,
+              file: str) -> tuple[str | None, list[dict[str, object]], list[str]]:
     """A submitted bot's file checked, in plain data a worker process sends back: its name
     (its `.name`, None when it has none) and the diagnostics of a refused one, as `check
-    --json` lists them (empty when it is valid)."""
-    program, _lines, errors = check_bot(decode(data), bits)
+    --json` lists them and as `moonasm check` prints them, source line and caret (both empty
+    when it is valid)."""
+    program, lines, errors = check_bot(decode(data), bits)
     if program is None:
-        return None, [d.to_json(file) for d in errors]
-    return program.config.name, []
+        return None, [d.to_json(file) for d in errors], [d.render(file, lines) for d in errors]
+    return program.config.name, [], []

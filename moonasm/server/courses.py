@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from moonasm.diagnostics import Diagnostic
 from moonasm.isa import halves_number
 from moonasm.server import guard
 from moonasm.server.config import Course
@@ -125,20 +126,17 @@ async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
     try:
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
-        raise ApiError(422, "the answer is not UTF-8 text", diagnostics=[{
-            "file": ANSWER_FILE, "line": None, "column": None, "severity": "error",
-            "kind": "syntax", "message": f"not UTF-8 text: {e.reason} at byte {e.start}"}]) \
+        raise ApiError(422, "the answer is not UTF-8 text", diagnostics=[Diagnostic.unplaced(
+            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}").to_json(ANSWER_FILE)]) \
             from None
     if "\x00" in source:
-        raise ApiError(422, "the answer holds a NUL byte: not a program", diagnostics=[{
-            "file": ANSWER_FILE, "line": None, "column": None, "severity": "error",
-            "kind": "syntax", "message": "a NUL byte: not a program"}])
+        raise ApiError(422, "the answer holds a NUL byte: not a program", diagnostics=[
+            Diagnostic.unplaced("syntax", "a NUL byte: not a program").to_json(ANSWER_FILE)])
     if await run_in_threadpool(_has_directive, source):
         raise ApiError(422, "an answer holds statements only: the puzzle's directives set "
-                            "the machine up", diagnostics=[{
-                                "file": ANSWER_FILE, "line": None, "column": None,
-                                "severity": "error", "kind": "semantic",
-                                "message": "an answer may not hold directives"}])
+                            "the machine up", diagnostics=[Diagnostic.unplaced(
+                                "semantic", "an answer may not hold directives").to_json(
+                                ANSWER_FILE)])
     from moonasm.solve.grading import grade_answer
 
     grade = await site.runs.call(grade_answer, lesson.config, source, ANSWER_FILE)

@@ -18,27 +18,24 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from moonasm.server import guard
+from moonasm.server import guard, shapes
 from moonasm.server.guard import ApiError, JSONResponse
-from moonasm.server.ladder import Challenge
+from moonasm.server.ladder import Challenge, record_of
 from moonasm.server.people import Person
 from moonasm.server.site import Site, readable_bots, reads, site_of
-from moonasm.server.submissions import _id, fault_json
+from moonasm.server.submissions import _id
 
 LIMIT = 100
 CHALLENGE_GAMES = 20
 
 
 def game_json(site: Site, row: sqlite3.Row, person: Person | None) -> dict[str, Any]:
-    """A stored game as `/api/games` lists it; fault details only for the seats the reader
-    may see."""
-    bots = json.loads(row["bots"])
-    readable = readable_bots(person, site, bots)
-    return {"game": row["id"], "hill": row["hill"], "seed": row["seed"], "bots": bots,
-            "scores": json.loads(row["scores"]), "winners": json.loads(row["winners"]),
-            "rounds": row["rounds"], "result": row["result"], "rated": bool(row["rated"]),
-            "faults": [fault_json(row["id"], f, bots[f[0] - 1] in readable)
-                       for f in json.loads(row["faults"])]}
+    """A stored game as `/api/games` lists it to `person`: fault details only for the seats
+    whose bots they may read."""
+    record = record_of(row)
+    readable = readable_bots(person, site, [int(k) for k in record.seats])
+    shown = {seat for seat, k in enumerate(record.seats, 1) if int(k) in readable}
+    return shapes.game_json(row["hill"], record, bool(row["rated"]), shown)
 
 
 def _visible(site: Site, row: sqlite3.Row, person: Person | None) -> bool:
@@ -110,7 +107,6 @@ def get_game(site: Site, request: Request) -> Response:
 def replay_inputs(site: Site, row: sqlite3.Row) -> tuple[Any, ...]:
     """What a worker needs to play a stored game again: plain data (options, record, bots)."""
     from moonasm.contest.entrants import Entrant
-    from moonasm.server.ladder import record_of
 
     record = record_of(row)
     bots = {}

@@ -55,6 +55,7 @@ from moonasm.contest import execute, runner
 from moonasm.contest.runner import GameRecord
 from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
+from moonasm.server import shapes
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
 
@@ -850,13 +851,9 @@ def record_of(row: Any) -> GameRecord:
 
 
 def public_game(hill: str, r: GameRecord) -> dict[str, Any]:
-    """A game as `/api/games` lists it to anyone (spec §10): faults by seat, kind and line."""
-    return {"game": r.group, "hill": hill, "seed": r.seed, "bots": [int(k) for k in r.seats],
-            "scores": list(r.scores), "winners": list(r.winners), "rounds": r.rounds,
-            "result": r.result,
-            "faults": [{"seat": f.seat, "round": f.round, "kind": f.kind, "line": f.line,
-                        "statement": None, "message": None, "state": None}
-                       for f in r.faults]}
+    """A game as the live `game` event announces it: rated (challenges are not announced),
+    in the public form (an event has no reader)."""
+    return shapes.game_json(hill, r, rated=True)
 
 
 def background_worker(parent: int) -> None:

@@ -23,7 +23,7 @@ from moonasm.server.guard import ApiError
 from moonasm.server.hills import standings_json
 from moonasm.server.people import Person
 from moonasm.server.site import Site, readable_bots, reads, site_of
-from moonasm.server.submissions import _id, bot_json, submit
+from moonasm.server.submissions import Refused, _id, bot_json, submit
 
 RECENT = 20
 CHART_BOTS = 5
@@ -214,9 +214,9 @@ async def submit_post(request: Request) -> Response:
     try:
         accepted = await submit(site, person, hill, data)
     except ApiError as e:
-        diagnostics = e.extra.get("diagnostics", [])
         return await site.db.execute_fn(_submit_page, site, request, e.status, {
-            "error": e.message, "diagnostics": _rendered(diagnostics, data), **context})
+            "error": e.message, "diagnostics": e.shown if isinstance(e, Refused) else [],
+            **context})
     return await site.db.execute_fn(_submit_page, site, request, 201,
                                     {"accepted": accepted, **context})
 
@@ -233,20 +233,6 @@ def _submitter(site: Site, request: Request, token: Any) -> Person | None:
 def _submit_page(site: Site, request: Request, status: int,
                  context: dict[str, Any]) -> Response:
     return site.page(request, "submit.html", status, **context)
-
-
-def _rendered(diagnostics: list[dict[str, Any]], data: bytes) -> list[str]:
-    """Diagnostics as `moonasm check` prints them: the line and a caret under the place."""
-    lines = data.decode("utf-8", "replace").splitlines()
-    out = []
-    for d in diagnostics:
-        head = f"{d['file']}:{d['line']}:{d['column']}: " if d["line"] else f"{d['file']}: "
-        text = f"{head}{d['severity']}: {d['message']}"
-        if d["line"] and 1 <= d["line"] <= len(lines):
-            line = lines[d["line"] - 1]
-            text += f"\n  {line}\n  {' ' * max(0, (d['column'] or 1) - 1)}^"
-        out.append(text)
-    return out
 
 
 @reads

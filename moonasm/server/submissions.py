@@ -12,7 +12,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from moonasm.server import guard
+from moonasm.contest.runner import FaultRecord
+from moonasm.diagnostics import Diagnostic, count
+from moonasm.server import guard, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import Bot
@@ -21,6 +23,16 @@ from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, may_read, reads, site_of, writes
 
 SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
+
+
+class Refused(ApiError):
+    """A bot refused for what it says (422): its diagnostics in the answer's body, and as
+    `moonasm check` prints them (`shown`) for the submit form, which shows them."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]],
+                 shown: list[str]) -> None:
+        super().__init__(422, message, diagnostics=diagnostics)
+        self.shown = shown
 
 
 async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
@@ -35,17 +47,16 @@ async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict
     if len(data) > guard.BOT_LIMIT:
         raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
     site.rates.hit("submit", f"person:{person.id}")
-    named, errors = await site.runs.call(submitted, data, hill.options.bits, SUBMISSION,
-                                         waiting=CHECKS_WAITING)
+    named, errors, shown = await site.runs.call(submitted, data, hill.options.bits,
+                                                SUBMISSION, waiting=CHECKS_WAITING)
     if errors:
-        raise ApiError(422, f"the bot is not valid ({len(errors)} error"
-                            f"{'s' if len(errors) != 1 else ''})", diagnostics=errors)
+        raise Refused(f"the bot is not valid ({count(len(errors), 'error')})", errors, shown)
     name = named or "bot"
     problem = name_problem(name)
     if problem is not None:
-        raise ApiError(422, f"the bot's .name: {problem}", diagnostics=[{
-            "file": SUBMISSION, "line": None, "column": None, "severity": "error",
-            "kind": "usage", "message": problem}])
+        d = Diagnostic.unplaced("usage", problem)
+        raise Refused(f"the bot's .name: {problem}", [d.to_json(SUBMISSION)],
+                      [d.render(SUBMISSION, None)])
     return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
 
 
@@ -102,13 +113,12 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
     history = [{"game": r["game"], "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
                for r in site.db.all("SELECT game, mu, sigma FROM ratings WHERE bot=? "
                                     "ORDER BY game", (bot,))]
-    faults = []
-    for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g ON "
-                         "g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
-                         "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed))):
-        for f in json.loads(g["faults"]):
-            if f[0] == g["seat"]:
-                faults.append(fault_json(g["id"], f, allowed))
+    faults = [shapes.fault_json(g["id"], f, allowed)
+              for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g "
+                                   "ON g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
+                                   "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed)))
+              for f in map(FaultRecord.from_json, json.loads(g["faults"]))
+              if f.seat == g["seat"]]
     standing = next((r for r in site.ladder.standings(row["hill"]) if r["bot"] == bot), None)
     return {"bot": bot, "name": row["name"], "author": row["author_name"], "hill": row["hill"],
             "version": row["version"], "active": bool(row["active"]),
@@ -116,18 +126,6 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
             "games": games, "rating": standing["rating"] if standing else None,
             "history": history, "faults": faults,
             "source": row["source"] if allowed else None}
-
-
-def fault_json(game: int, f: list[Any], allowed: bool) -> dict[str, Any]:
-    """A stored fault (`FaultRecord.to_json`'s list): kind and line for anyone; statement,
-    message and machine state for those allowed."""
-    seat, rnd, kind, message, line, column, statement, registers, ram, power = f
-    return {"game": game, "seat": seat, "round": rnd, "kind": kind, "line": line,
-            "column": column if allowed else None,
-            "statement": statement if allowed else None,
-            "message": message if allowed else None,
-            "state": {"registers": registers, "ram": ram,
-                      "power": None if power is None else power / 2} if allowed else None}
 
 
 @reads

@@ -136,8 +136,8 @@ def attempt_json(a: Attempt, file: str) -> dict[str, object]:
     fault = None if a.status != "fault" else {
         "kind": a.fault_kind, "message": a.message, "line": a.line, "column": a.column}
     diagnostics = [d.to_json(file) for d in a.diagnostics] or (
-        [{"file": file, "line": a.line, "column": a.column, "severity": "error",
-          "kind": "semantic", "message": a.message}] if a.status == "invalid" else [])
+        [Diagnostic.unplaced("semantic", a.message or "").to_json(file)]
+        if a.status == "invalid" else [])
     return {"status": a.status, "reached": a.reached, "power": halves_number(a.power),
             "operations": a.operations, "fault": fault, "diagnostics": diagnostics}
 
