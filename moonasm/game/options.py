@@ -328,8 +328,8 @@ OPTIONS: tuple[Option, ...] = (
            toml_values='"novice"/"medium"/"hacker", or a list of one per seat',
            say=_say_levels),
     Option("hackers", "--hacker", _hackers, {},
-           "give a seat a hacker: addition, copy, rotation or logic (repeatable)",
-           "SEAT=KIND", check=_hacker_problems, per_seat=True,
+           "addition, copy, rotation or logic: a hacker for every seat, or SEAT=KIND for one "
+           "(repeatable)", "KIND|SEAT=KIND", check=_hacker_problems, per_seat=True,
            write=lambda hackers, _: {str(s): hackers[s] for s in sorted(hackers)},
            toml="hackers", toml_values='{ "1" = "rotation" }', say=_say_hackers),
     Option("events", "--events", _flag, False, "shuffle the 17 event cards into the deck",
