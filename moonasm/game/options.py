@@ -353,7 +353,8 @@ OPTIONS: tuple[Option, ...] = (
 def describe(options: GameOptions, players: int) -> list[str]:
     """A game's options in words, one phrase an option with something to say, in the table's
     order: `["competitive game", "4 bits", "novice", "events"]`. `play`'s summary, replay's
-    title and a hill's page each show these, as `narrate.say` words an event for every view."""
+    title, the REPL's greeting and a hill's page each show these, as `narrate.say` words an
+    event for every view."""
     phrases = (o.say(o.to_json(getattr(options, o.key), players)) for o in OPTIONS)
     return [p for p in phrases if p is not None]
 
