@@ -22,8 +22,9 @@ from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.log_read import LogReader, Summary
 from moonasm.game.log_verify import logs_steps
+from moonasm.game.log_write import options_from_header
 from moonasm.game.narrate import Voice, say
-from moonasm.game.options import MODE_NAMES
+from moonasm.game.options import describe
 from moonasm.game.table import TableState
 from moonasm.render import BOLD, CYAN, DIM, GREEN, RED, YELLOW, paint
 
@@ -254,16 +255,11 @@ class Replay:
                              "was cut short before its result.", BOLD + RED)
 
     def title(self) -> list[str]:
-        c = self.log.config
-        mode = MODE_NAMES[c["mode"]]
-        levels = c["levels"]
-        level = levels[0] if len(set(levels)) == 1 and levels else "/".join(levels)
-        extras = [f"events {'on' if c['events'] else 'off'}", f"extras {c['extras']}"]
-        hackers = c.get("hackers") or {}
-        if hackers:
-            extras.append("hackers " + ", ".join(f"{k}={v}" for k, v in hackers.items()))
-        out = [self.paint(f"MOON {mode} game", BOLD) + f", {c['bits']} bits, {level}, "
-               f"seed {self.log.header['seed']}; " + ", ".join(extras)]
+        """The game's options and seed in `play`'s words (`options.describe`), then a line
+        a seat."""
+        game, *rest = describe(options_from_header(self.log.header), len(self.log.players))
+        out = [self.paint(f"MOON {game}", BOLD) + "".join(
+            f", {phrase}" for phrase in [*rest, f"seed {self.log.header['seed']}"])]
         for p in self.log.players:
             out.append(f"  seat {p['seat']}  {self.paint(printable(p['name']), BOLD)}  "
                        f"{self.paint(printable(p['file']), DIM)}")

@@ -105,8 +105,9 @@ def test_bots_are_checked_for_the_games_width(bots, capsys):
     ["counter.masm", "--level", "2=hacker"],
     ["counter.masm", "--level", "x=hacker"],
     ["counter.masm", "--hacker", "1=wizard"],
-    ["counter.masm", "--hacker", "copy"],
+    ["counter.masm", "--hacker", "wizard"],
     ["counter.masm", "--hacker", "1=copy", "--hacker", "1=logic"],
+    ["counter.masm", "--hacker", "copy", "--hacker", "logic"],
     ["missing.masm"],
     ["counter.masm"] * 5,
     ["counter.masm", "--log", "no/such/dir/game.log", "--seed", "1"],
@@ -149,6 +150,21 @@ def test_every_option(bots, capsys):
                               "levels": ["medium", "medium", "hacker"],
                               "hackers": {"1": "addition", "3": "rotation"}, "events": True,
                               "extras": "tokens", "max_rounds": 5, "max_steps": 10000}
+
+
+@pytest.mark.parametrize(("hackers", "config"), [
+    (["rotation"], {"1": "rotation", "2": "rotation", "3": "rotation"}),
+    (["rotation", "2=copy"], {"1": "rotation", "2": "copy", "3": "rotation"}),
+    (["2=copy", "rotation"], {"1": "rotation", "2": "copy", "3": "rotation"}),
+    (["2 = copy"], {"2": "copy"}),
+])
+def test_a_bare_hacker_is_every_seats_as_a_bare_level(bots, capsys, hackers, config):
+    """`--hacker KIND` is read as `run` reads it (one `SEAT=VALUE` reader); with no seat it
+    is every seat's, as `--level L` is, and a seat's own wins."""
+    code, _, err = run(capsys, "counter.masm", "counter.masm", "idle.masm", "--seed", "1",
+                       *[w for h in hackers for w in ("--hacker", h)], "--log", "g.log")
+    assert code == 0, err
+    assert json.loads(Path("g.log").read_text().splitlines()[0])["config"]["hackers"] == config
 
 
 def test_the_log(bots, capsys):

@@ -56,3 +56,20 @@ def test_a_given_directive_replaces_the_files(cli, masm) -> None:
     path = masm(".set A, 5\n.hacker 1, copy\n.disable B\nINC A\n")
     out = cli("run", path, "--json", "--set", "A=1", "--hacker", "logic", "--disable", "C")
     assert (out.status, out.json["registers"]["A"]) == (0, 2)
+
+
+@pytest.mark.parametrize(("text", "read"), [
+    ("2=copy", ("2", "copy")), (" 3 = Logic ", ("3", "Logic")), ("rotation", (None, "rotation")),
+])
+def test_one_seat_value_reader_for_run_and_the_games(text: str, read: object) -> None:
+    """`run`'s `--hacker` and the games' `--hacker`/`--level` (`game.seats`) read a value with
+    `seated`; each command then says whose a bare one is (docs/cli.md)."""
+    from moonasm.game.seats import parse_hackers
+    from moonasm.lang.directives import seated
+
+    assert seated(text) == read
+    seat, kind = read  # type: ignore[misc]
+    # run: a bare one is player 1's (the acting player's); a game: every seat's
+    assert SPECS[".hacker"].read_flag(text) == (int(seat or 1), kind.lower())
+    assert parse_hackers([text], 3) == ({int(seat): kind.lower()} if seat
+                                        else dict.fromkeys((1, 2, 3), kind))

@@ -1,11 +1,17 @@
 """Every game option is declared once (`moonasm.game.options.OPTIONS`); the command line, the
 JSON of logs, payloads and stores, and the command that deals a game again are all derived
 from it, so an option survives every round trip between them, and the seed, which is no
-option, goes round with them in the `GameSetup` (issue 16)."""
+option, goes round with them in the `GameSetup` (issue 16). So are a hill's `contest.toml`
+keys, its options' JSON and `--init`'s comment, the keys a log header's "config" is checked
+against, and a game's description in `play`, `replay` and a hill's page (issue 25): an option
+added to the table reaches each of them."""
 
 from __future__ import annotations
 
 import argparse
+import json
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -16,8 +22,10 @@ from moonasm.game.options import (
     OPTIONS,
     GameOptions,
     GameSetup,
+    Option,
     OptionError,
     add_arguments,
+    describe,
     from_json,
     to_json,
 )
@@ -115,3 +123,110 @@ def test_seeds_are_below_two_to_the_53() -> None:
     with pytest.raises(ValueError, match="a seed is 0 to"):
         game_options.read_seed("-1")
     assert all(0 <= game_options.random_seed() < 2**53 for _ in range(100))
+
+
+# -- every place derived from the table (issue 25) ------------------------------------------------
+
+
+def test_an_option_must_say_its_contest_toml_name_and_its_words() -> None:
+    with pytest.raises(TypeError, match="'toml'"):
+        Option("ties", "--ties", game_options._flag, False, "help", say=lambda v: None)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="'say'"):
+        Option("ties", "--ties", game_options._flag, False, "help", toml=None)  # type: ignore[call-arg]
+
+
+@dataclass(frozen=True)
+class WithTies(GameOptions):
+    ties: bool = False
+
+
+TIES = Option("ties", "--ties", game_options._flag, False, "count a tie as a win",
+              toml="ties", toml_values="true/false", say=lambda v: "ties win" if v else None)
+
+HILL = """seed = 1
+[[hills]]
+key = "main"
+level = ["medium", "novice"]
+hackers = { "2" = "copy" }
+"""
+
+
+def a_header(config: dict[str, Any]) -> dict[str, Any]:
+    return {"format": "moonasm-game-log", "version": 2, "seed": 1, "config": config,
+            "players": [{"seat": s, "name": "b", "file": "b.masm", "sha256": "0" * 64}
+                        for s in (1, 2)]}
+
+
+def test_an_option_added_to_the_table_reaches_every_derived_place(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from moonasm.game.log_schema import LogError, check_header
+    from moonasm.server import config
+
+    monkeypatch.setattr(game_options, "OPTIONS", (*OPTIONS, TIES))
+    monkeypatch.setattr(game_options, "GameOptions", WithTies)
+    # a hill's contest.toml takes it, its JSON gives it, --init's comment names it
+    assert config.game_keys()["ties"] == "ties"
+    hill = config.parse(HILL + "ties = true\n", "contest.toml").hills[0]
+    assert hill.options == WithTies(mode="versus", levels=("medium", "novice"),
+                                    hackers={2: "copy"}, ties=True)
+    assert hill.options_json() == {
+        "players": 2, "mode": "versus", "bits": 4, "level": ["medium", "novice"],
+        "hackers": {"2": "copy"}, "events": False, "extras": "off", "max_rounds": 100,
+        "ties": True}
+    assert "#   (\"off\"/\"tokens\"/\"on\"), max_rounds, ties (true/false), players (bots a " \
+        "game: 1-4),\n# and these of its own:" in config.initial(1)
+    # a log's header must hold it, of its shape
+    written = to_json(WithTies(ties=True), 2)
+    assert written["ties"] is True and check_header(a_header(written))
+    with pytest.raises(LogError, match='the header\'s "config" has no "ties"'):
+        check_header(a_header({k: v for k, v in written.items() if k != "ties"}))
+    with pytest.raises(LogError, match='"ties" is "yes", not true or false'):
+        check_header(a_header(dict(written, ties="yes")))
+    # the command line takes it and gives it again; the description says it
+    setup = GameSetup.from_arguments(parser().parse_args(["--ties", "--seed", "3"]), 2)
+    assert setup.options == WithTies(levels=("novice",), ties=True)
+    assert setup.command_line()[-3:] == ["--ties", "--seed", "3"]
+    assert describe(setup.options, 2) == ["cooperative game", "4 bits", "novice", "ties win"]
+
+
+def test_the_contest_toml_names_and_hill_json() -> None:
+    from moonasm.server import config
+
+    assert config.game_keys() == {
+        "mode": "mode", "bits": "bits", "level": "levels", "hackers": "hackers",
+        "events": "events", "extras": "extras", "max_rounds": "max_rounds"}
+    hill = config.parse(HILL, "contest.toml").hills[0]
+    assert json.dumps(hill.options_json()) == (
+        '{"players": 2, "mode": "versus", "bits": 4, "level": ["medium", "novice"], '
+        '"hackers": {"2": "copy"}, "events": false, "extras": "off", "max_rounds": 100}')
+    with pytest.raises(config.ConfigError,
+                       match=r"^contest.toml:6: hills\[0\].max_steps: not a hill key \(they "
+                       r"are bits, bots_per_author, events, extras, games_per_bot, hackers, "
+                       r"key, level, max_rounds, min_games, mode, open, players, size, "
+                       r"title\)$"):
+        config.parse(HILL + "max_steps = 5\n", "contest.toml")
+    assert config.parse(config.initial(7), "contest.toml").hills[0].options_json() == {
+        "players": 2, "mode": "versus", "bits": 4, "level": "novice", "hackers": {},
+        "events": False, "extras": "off", "max_rounds": 100}
+
+
+@pytest.mark.parametrize(("options", "players", "words"), [
+    (GameOptions(), 1, ["cooperative game", "4 bits", "novice"]),
+    (GameOptions(mode="versus", bits=8, levels=("medium", "novice"), hackers={1: "rotation",
+                                                                            2: "copy"},
+                 events=True, extras="tokens", max_rounds=50, max_steps=500), 2,
+     ["competitive game", "8 bits", "levels medium/novice", "hackers 1 rotation, 2 copy",
+      "events", "extras tokens", "at most 50 rounds", "at most 500 steps a turn"]),
+    (GameOptions(levels=("hacker",)), 3, ["cooperative game", "4 bits", "hacker"]),
+])
+def test_a_game_described(options: GameOptions, players: int, words: list[str]) -> None:
+    assert describe(options, players) == words
+
+
+def test_a_hill_page_describes_its_games_in_plays_words() -> None:
+    from moonasm.server import config, pages
+
+    hill = config.parse(HILL + "events = true\nsize = 5\n", "contest.toml").hills[0]
+    assert pages.describe(hill) == ("competitive game, 4 bits, levels medium/novice, "
+                                    "hackers 2 copy, events, 2 bots a game, "
+                                    "king of the hill (size 5)")

@@ -293,3 +293,11 @@ def test_an_input_cut_short_by_the_last_goal_says_what_did_not_run(monkeypatch) 
     assert "game over: won in 1 round: every goal solved" in reply.text
     assert g.machine.regs[0] == 1  # INC A never ran
     assert g.table.finished and g.table.result is not None and g.table.result.result == "won"
+
+
+def test_the_greeting_says_the_options_in_plays_words() -> None:
+    g = game("versus", ("human", "human", "bot"), seed=11, levels=("medium", "novice", "novice"),
+             events=True)
+    assert render.plain(g.greeting()).splitlines()[0] == (
+        "A competitive game of MOON: 4 bits, levels medium/novice/novice, events, seed 11 "
+        "(--seed 11 replays the deal)")

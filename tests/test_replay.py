@@ -134,7 +134,8 @@ def test_coop_log_shows_everything(tmp_path: Path, capsys: pytest.CaptureFixture
     code, out, err = replay(capsys, str(write(tmp_path, jsonl([HEADER, *COOP]))))
     assert code == 0 and err == ""
     assert "\x1b[" not in out  # NO_COLOR: plain text
-    assert "MOON cooperative game, 4 bits, novice, seed 42" in out
+    # the title in play's words (`options.describe`)
+    assert out.splitlines()[0] == "MOON cooperative game, 4 bits, novice, events, seed 42"
     # column values over the lamps, and a register as lamps with its decimal value
     assert "8 4 2 1" in out
     assert "B       ○ ● ● ○      6" in out

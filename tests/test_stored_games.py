@@ -120,7 +120,7 @@ def test_replay_a_stored_game_and_verify_it(contest: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = run(capsys, "replay", str(contest), "--game", "0:1")
     assert status == 0, err
-    assert out.startswith("MOON competitive game, 4 bits, novice, seed ")
+    assert out.startswith("MOON competitive game, 4 bits, novice, at most 12 rounds, seed ")
     assert "cost" in out  # the statements, regenerated from the stored sources
     status, out, err = run(capsys, "replay", str(contest), "--game", "0:1", "--verify")
     assert status == 0, err

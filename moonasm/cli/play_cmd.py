@@ -111,22 +111,12 @@ def main(args: argparse.Namespace) -> int:
 
 
 def _summary(game: Any, result: dict[str, Any]) -> None:
-    """The game in a few lines: its options (each seat's level in seat order when they differ,
-    hackers by seat), a row a seat, and the result."""
-    from moonasm.game.options import MODE_NAMES
+    """The game in a few lines: its options (`options.describe`) and seed, a row a seat,
+    and the result."""
+    from moonasm.game.options import describe
 
     opts = game.options
-    seats = range(1, game.players + 1)
-    levels = [opts.level(s) for s in seats]
-    level = levels[0] if len(set(levels)) == 1 else "levels " + "/".join(levels)
-    extras = [] if opts.extras == "off" else [f"extras {opts.extras}"]
-    if opts.events:
-        extras.append("events")
-    if opts.hackers:
-        extras.append("hackers " + ", ".join(f"{seat} {kind}" for seat, kind
-                                             in sorted(opts.hackers.items())))
-    print(f"MOON {MODE_NAMES[opts.mode]} game, {opts.bits} bits, {level}"
-          f"{''.join(', ' + e for e in extras)}, seed {result['seed']}")
+    print("MOON " + ", ".join([*describe(opts, game.players), f"seed {result['seed']}"]))
     head = ("seat", "name", "level") + (("hacker",) if opts.hackers else ()) + (
         "solved", "faults")
     rows = [head]

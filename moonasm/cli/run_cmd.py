@@ -198,13 +198,13 @@ def _has_turns(parsed: Parsed) -> bool:
 
 def main(args: argparse.Namespace) -> int:
     from moonasm.lang.check import Config, check
-    from moonasm.lang.directives import SPECS
+    from moonasm.lang.directives import SPECS, seated
     from moonasm.lang.document import is_bot
     from moonasm.lang.parse import parse
 
     if args.seat is not None:  # --hacker KIND is the acting player's
-        args.directive_hacker = [text if "=" in text else f"{args.seat[1]}={text}"
-                                 for text in args.directive_hacker]
+        args.directive_hacker = [f"{seat or args.seat[1]}={kind}" for seat, kind
+                                 in map(seated, args.directive_hacker)]
     given = read_directive_flags(args)  # a flag's value is a usage error before the file
     text = read_program(args.file)
     parsed = parse(text)

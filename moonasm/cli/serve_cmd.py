@@ -204,7 +204,7 @@ def _init(directory: Path) -> int:
         path = directory / config.CONFIG_NAME
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(config.INITIAL.replace("{seed}", str(seed)))
+            f.write(config.initial(seed))
         db = Database.create(directory / STORE_NAME)
     except OSError as e:
         return _fail(f"cannot create '{directory}': {e.strerror or e}")

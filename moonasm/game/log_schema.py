@@ -71,11 +71,6 @@ _WHAT: dict[Check, str] = {
 HEADER_KEYS: dict[str, Check] = {
     "format": _is_str, "version": _is_int, "seed": c.COUNT.check,
     "config": lambda v: isinstance(v, dict), "players": lambda v: isinstance(v, list)}
-CONFIG_KEYS: dict[str, Check] = {
-    "mode": _is_str, "bits": _is_int, "levels": c.list_of(c.TEXT, "a list of levels").check,
-    "hackers": lambda v: isinstance(v, dict) and all(isinstance(k, str) and _is_str(x)
-                                                     for k, x in v.items()),
-    "events": _is_bool, "extras": _is_str, "max_rounds": _is_int, "max_steps": _is_int}
 PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_file_name,
                                  "sha256": _is_sha256}
 
@@ -83,12 +78,24 @@ PLAYER_KEYS: dict[str, Check] = {"seat": _is_int, "name": _is_str, "file": _is_f
 EVENTS: dict[str, dict[str, Codec]] = ev.SCHEMA
 
 
+def config_keys() -> dict[str, Check]:
+    """What a header's "config" holds: every game option, as its reader says `to_json`
+    writes it (`Reader.written`; the options' table, `moonasm.game.options.OPTIONS`)."""
+    return {o.key: o.read.written for o in game_options.OPTIONS}
+
+
+def _what(check: Check) -> str | None:
+    """How a message says what `check` wants (None: no words for it)."""
+    return _WHAT.get(check) or next((o.read.what for o in game_options.OPTIONS
+                                     if o.read.written is check), None)
+
+
 def _check_keys(obj: dict[str, Any], keys: dict[str, Check], where: str, line: int) -> None:
     for key, check in keys.items():
         if key not in obj:
             raise LogError(line, f"{where} has no \"{key}\"")
         if not check(obj[key]):
-            what = _WHAT.get(check)
+            what = _what(check)
             raise LogError(line, f"{where}: \"{key}\" is {shown(obj[key])}"
                            + (f", not {what}" if what else ", which is not valid here"))
 
@@ -116,7 +123,7 @@ def check_header(obj: Any, line: int = 1) -> dict[str, Any]:
         raise LogError(line, f"the header: \"deck\" is {shown(obj['deck'])}, not a list of "
                        "cards (\"5\", \"BUG\", \"RESET A\", ...)")
     config = obj["config"]
-    _check_keys(config, CONFIG_KEYS, "the header's \"config\"", line)
+    _check_keys(config, config_keys(), "the header's \"config\"", line)
     players = obj["players"]
     if not 1 <= len(players) <= 4:
         raise LogError(line, f"the header lists {len(players)} players; a game has 1-4")

@@ -1,10 +1,13 @@
 """A game's configuration (spec §4 and `moonasm play`), declared and checked in one place.
 
 `OPTIONS` declares each game option once — its key (in JSON: log headers, contest payloads,
-stores, the server's `contest.toml`), its command-line flag, default, allowed values and help —
-and everything else is derived from it: the argparse options of `play`, `match`,
-`tournament`, `hill` and `repl` (`add_arguments`), the JSON (`to_json` / `from_json`, whose
-errors name the key), and the command line that deals a game again (`command_line`).
+stores), its command-line flag, default, allowed values and help, its name in a hill's
+`contest.toml` and its words in a game's description — and everything else is derived from
+it: the argparse options of `play`, `match`, `tournament`, `hill` and `repl`
+(`add_arguments`), the JSON (`to_json` / `from_json`, whose errors name the key), the command
+line that deals a game again (`command_line`), a game's description (`describe`), and, where
+they live, a hill's keys and JSON (`moonasm.server.config`) and a log header's check
+(`moonasm.game.log_schema`).
 `GameSetup` adds the seats and the seed, chosen once, for every front end that deals a game
 from a command line. `GameOptions.problems(players)` lists everything wrong with a
 configuration, in the words a command line shows; the engine refuses to deal a game with any
@@ -143,25 +146,39 @@ class OptionError(ValueError):
         self.message = message
 
 
-def _text(value: Any) -> str:
+@dataclass(frozen=True)
+class Reader:
+    """How an option's JSON value is read (`read`, which raises ValueError saying what is
+    wrong) and what it is as `to_json` writes it: `written` checks a log header's "config"
+    (`moonasm.game.log_schema`), and `what` says it in that check's message."""
+
+    read: Callable[[Any], Any]
+    what: str
+    written: Callable[[Any], bool]
+
+    def __call__(self, value: Any) -> Any:
+        return self.read(value)
+
+
+def _read_text(value: Any) -> str:
     if not isinstance(value, str):
         raise ValueError(f"must be a string, not {value!r}")
     return value.lower()
 
 
-def _whole(value: Any) -> int:
+def _read_whole(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"must be a whole number, not {value!r}")
     return value
 
 
-def _flag(value: Any) -> bool:
+def _read_flag(value: Any) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"must be true or false, not {value!r}")
     return value
 
 
-def _levels(value: Any) -> tuple[str, ...]:
+def _read_levels(value: Any) -> tuple[str, ...]:
     """One level for every seat (a string), or one per seat (a list)."""
     levels = [value] if isinstance(value, str) else value
     if not isinstance(levels, list) or not all(isinstance(v, str) for v in levels):
@@ -169,7 +186,7 @@ def _levels(value: Any) -> tuple[str, ...]:
     return tuple(v.lower() for v in levels)
 
 
-def _hackers(value: Any) -> dict[int, str]:
+def _read_hackers(value: Any) -> dict[int, str]:
     """Seat number (a string key, as JSON and TOML write it) to hacker kind."""
     if not isinstance(value, Mapping):
         raise ValueError(f"must be a table of seat = kind, not {value!r}")
@@ -177,8 +194,19 @@ def _hackers(value: Any) -> dict[int, str]:
     for seat, kind in value.items():
         if not (isinstance(seat, str) and seat.isascii() and seat.isdigit() and len(seat) < 3):
             raise ValueError(f"a seat is a number 1-4, not {seat!r}")
-        hackers[int(seat)] = _text(kind)
+        hackers[int(seat)] = _read_text(kind)
     return dict(sorted(hackers.items()))
+
+
+_text = Reader(_read_text, "a string", lambda v: isinstance(v, str))
+_whole = Reader(_read_whole, "a whole number",
+                lambda v: isinstance(v, int) and not isinstance(v, bool))
+_flag = Reader(_read_flag, "true or false", lambda v: isinstance(v, bool))
+_levels = Reader(_read_levels, "a list of levels",
+                 lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v))
+_hackers = Reader(_read_hackers, "a table of seat numbers to hacker kinds",
+                  lambda v: isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
+                                                        for k, x in v.items()))
 
 
 def _one_of(values: tuple[str, ...]) -> str:
@@ -218,11 +246,16 @@ class Option:
     a game allows (`allowed` words, `least`/`most` for a number, or its own `check` of the value
     for a game of so many players); and, for an option whose value names seats
     (`per_seat`), how it is written for a game of so many players (`write`) and given as
-    repeated `SEAT=...` flags. Everything else reads these."""
+    repeated `SEAT=...` flags. Every option must also say (keywords, no default, so that none
+    is forgotten) its name in a hill's `contest.toml` table (`toml`; None: a hill does not
+    offer it and its games take the default) and its words in a game's description (`say`,
+    given the value as `to_json` writes it; None: nothing worth saying, as for a default),
+    and what its `contest.toml` value looks like (`toml_values`, for the file's comment).
+    Everything else reads these."""
 
     key: str
     flag: str | None
-    read: Callable[[Any], Any]
+    read: Reader
     default: Any
     help: str
     metavar: str | None = None
@@ -232,6 +265,9 @@ class Option:
     check: Callable[[Any, int], list[str]] | None = None
     per_seat: bool = False
     write: Callable[[Any, int], Any] | None = None
+    toml: str | None = field(kw_only=True)
+    say: Callable[[Any], str | None] = field(kw_only=True)
+    toml_values: str = ""  # what a hill's value looks like, for `contest.toml`'s comment
 
     def problems(self, value: Any, players: int) -> list[str]:
         """What is wrong with `value` for a game of `players` seats, in a user's words."""
@@ -246,6 +282,14 @@ class Option:
     def to_json(self, value: Any, players: int) -> Any:
         return value if self.write is None else self.write(value, players)
 
+    def to_toml(self, value: Any, players: int) -> Any:
+        """The value as a hill's `contest.toml` writes it: `to_json`'s, except that one value
+        a seat, the same for every seat, is written once (`level = "novice"`)."""
+        written = self.to_json(value, players)
+        if self.per_seat and isinstance(written, list) and len(set(written)) == 1:
+            return written[0]
+        return written
+
     def words(self, value: Any, players: int) -> list[str]:
         """The flags that give `value` again (every seat spelled out)."""
         if self.flag is None:
@@ -259,31 +303,60 @@ class Option:
         return [self.flag, str(value)]
 
 
+def _say_levels(levels: list[str]) -> str:
+    """One level for everyone, or each seat's in seat order."""
+    return levels[0] if len(set(levels)) == 1 else "levels " + "/".join(levels)
+
+
+def _say_hackers(hackers: dict[str, str]) -> str | None:
+    return ("hackers " + ", ".join(f"{seat} {kind}" for seat, kind in hackers.items())
+            if hackers else None)
+
+
 OPTIONS: tuple[Option, ...] = (
     Option("mode", "--mode", _text, "coop", "cooperative (coop) or competitive (versus)",
-           allowed=MODES),
+           allowed=MODES, toml="mode", toml_values='"versus"/"coop"',
+           say=lambda mode: f"{MODE_NAMES[mode]} game"),
     Option("bits", "--bits", _whole, 4,
            "register width: 4, 5, 6 or 8; wider goals use two cards (default 4)", "N",
-           check=lambda bits, _: [p for p in [width_problem(bits)] if p]),
+           check=lambda bits, _: [p for p in [width_problem(bits)] if p],
+           toml="bits", toml_values="4, 5, 6, 8", say=lambda bits: f"{bits} bits"),
     Option("levels", "--level", _levels, (),
            "novice (default), medium or hacker; for every seat, or SEAT=L for one "
            "(repeatable)", "L|SEAT=L", check=_level_problems, per_seat=True,
-           write=_seat_levels),
+           write=_seat_levels, toml="level",
+           toml_values='"novice"/"medium"/"hacker", or a list of one per seat',
+           say=_say_levels),
     Option("hackers", "--hacker", _hackers, {},
-           "give a seat a hacker: addition, copy, rotation or logic (repeatable)",
-           "SEAT=KIND", check=_hacker_problems, per_seat=True,
-           write=lambda hackers, _: {str(s): hackers[s] for s in sorted(hackers)}),
-    Option("events", "--events", _flag, False, "shuffle the 17 event cards into the deck"),
+           "addition, copy, rotation or logic: a hacker for every seat, or SEAT=KIND for one "
+           "(repeatable)", "KIND|SEAT=KIND", check=_hacker_problems, per_seat=True,
+           write=lambda hackers, _: {str(s): hackers[s] for s in sorted(hackers)},
+           toml="hackers", toml_values='{ "1" = "rotation" }', say=_say_hackers),
+    Option("events", "--events", _flag, False, "shuffle the 17 event cards into the deck",
+           toml="events", toml_values="true/false",
+           say=lambda events: "events" if events else None),
     Option("extras", "--extras", _text, "off",
            "extra operations: off (default), tokens (earned by solving goal cards) or on",
-           allowed=EXTRAS),
+           allowed=EXTRAS, toml="extras", toml_values='"off"/"tokens"/"on"',
+           say=lambda extras: None if extras == "off" else f"extras {extras}"),
     Option("max_rounds", "--max-rounds", _whole, MAX_ROUNDS,
-           f"end a game after N rounds (default {MAX_ROUNDS})", "N", least=1),
+           f"end a game after N rounds (default {MAX_ROUNDS})", "N", least=1,
+           toml="max_rounds",
+           say=lambda rounds: None if rounds == MAX_ROUNDS else f"at most {rounds} rounds"),
     Option("max_steps", "--max-steps", _whole, MAX_STEPS,
            f"statements a bot may execute in one turn, 1 to {MAX_STEPS:,} (the default); "
-           "more is an overload fault", "N", least=1, most=MAX_STEPS),
+           "more is an overload fault", "N", least=1, most=MAX_STEPS, toml=None,
+           say=lambda steps: None if steps == MAX_STEPS else f"at most {steps:,} steps a turn"),
 )
-OPTION_KEYS: tuple[str, ...] = tuple(o.key for o in OPTIONS)
+
+
+def describe(options: GameOptions, players: int) -> list[str]:
+    """A game's options in words, one phrase an option with something to say, in the table's
+    order: `["competitive game", "4 bits", "novice", "events"]`. `play`'s summary, replay's
+    title, the REPL's greeting and a hill's page each show these, as `narrate.say` words an
+    event for every view."""
+    phrases = (o.say(o.to_json(getattr(options, o.key), players)) for o in OPTIONS)
+    return [p for p in phrases if p is not None]
 
 
 def to_json(options: GameOptions, players: int) -> dict[str, Any]:
@@ -297,9 +370,10 @@ def from_json(obj: Mapping[str, Any], players: int) -> GameOptions:
     game of `players` seats; a key left out takes its default. Raises OptionError naming the
     first key that cannot be used, an unknown key included."""
     values: dict[str, Any] = {}
+    keys = [o.key for o in OPTIONS]
     for key in obj:
-        if key not in OPTION_KEYS:
-            raise OptionError(key, f"not a game option (they are {', '.join(OPTION_KEYS)})")
+        if key not in keys:
+            raise OptionError(key, f"not a game option (they are {', '.join(keys)})")
     for option in OPTIONS:
         if option.key in obj:
             try:

@@ -103,10 +103,19 @@ def _pair(text: str) -> list[str] | None:
     return [left.strip(), right.strip()] if eq else None
 
 
+def seated(text: str) -> tuple[str | None, str]:
+    """`SEAT=VALUE` as (SEAT, VALUE), a bare `VALUE` as (None, VALUE), stripped: the one
+    reading of `--hacker` and `--level` for `run` and `play`. Whose a bare value is, each
+    command says (docs/cli.md): `run`'s acting player's, as `run` runs one player's program;
+    every seat's in `play`, a game of several."""
+    left, eq, right = text.rpartition("=")
+    return (left.strip(), right.strip()) if eq else (None, text.strip())
+
+
 def _seated(text: str) -> list[str]:
     """`N=KIND` -> [N, KIND]; `KIND` alone is player 1's."""
-    left, eq, right = text.rpartition("=")
-    return [left.strip(), right.strip()] if eq else ["1", text.strip()]
+    seat, value = seated(text)
+    return [seat or "1", value]
 
 
 class DirectiveSpec(NamedTuple):

@@ -30,7 +30,7 @@ from moonasm.diagnostics import Diagnostic
 from moonasm.game import events as ev
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.narrate import Voice, say
-from moonasm.game.options import MODE_NAMES
+from moonasm.game.options import describe
 from moonasm.game.table import TableState
 from moonasm.lang.check import Program, Stmt, Turn, check, given
 from moonasm.lang.parse import parse
@@ -147,11 +147,10 @@ class GameSession(BaseSession):
 
     def greeting(self, interactive: bool = True) -> Fragments:
         o = self.options
-        mode = MODE_NAMES[o.mode]
-        levels = sorted({o.level(s) for s in range(1, len(self.seats) + 1)})
+        game, *rest = describe(o, len(self.seats))  # play's words for the options
         out: Fragments = [("class:help.title",
-                           f"A {mode} game of MOON: {o.bits} bits, {'/'.join(levels)}, "
-                           f"seed {self.seed} (--seed {self.seed} replays the deal)\n")]
+                           f"A {game} of MOON: {', '.join([*rest, f'seed {self.seed}'])} "
+                           f"(--seed {self.seed} replays the deal)\n")]
         for i, s in enumerate(self.seats, 1):
             what = "types at the keyboard" if s.human else f"bot {s.file}"
             hacker = o.hackers.get(i)

@@ -16,15 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from moonasm.game.options import OPTION_KEYS, GameOptions, OptionError, from_json
+from moonasm.game import options as game_options
+from moonasm.game.options import GameOptions, OptionError, from_json
 from moonasm.solve.puzzles import Lesson
 
 CONFIG_NAME = "contest.toml"
 KEY_PATTERN = re.compile(r"[a-z0-9-]{1,32}")
-# The game options a hill names, as `contest.toml` spells them (spec §10): `level` is the
-# options' `levels`, `players` the bots a game seats; `max_steps` is not offered.
-GAME_KEYS = {"mode": "mode", "bits": "bits", "level": "levels", "events": "events",
-             "extras": "extras", "hackers": "hackers", "max_rounds": "max_rounds"}
 
 
 class ConfigError(ValueError):
@@ -95,13 +92,11 @@ class Hill:
     min_games: int
 
     def options_json(self) -> dict[str, Any]:
-        """The game options as `contest.toml` names them (spec §10, `GET /api/games/ID`)."""
-        levels = [self.options.level(s) for s in range(1, self.players + 1)]
-        return {"mode": self.options.mode, "bits": self.options.bits, "players": self.players,
-                "level": levels[0] if len(set(levels)) == 1 else levels,
-                "events": self.options.events, "extras": self.options.extras,
-                "hackers": {str(s): k for s, k in sorted(self.options.hackers.items())},
-                "max_rounds": self.options.max_rounds}
+        """The game options as `contest.toml` names and writes them, and `players` (spec §10,
+        `GET /api/games/ID`)."""
+        return {"players": self.players,
+                **{o.toml: o.to_toml(getattr(self.options, o.key), self.players)
+                   for o in game_options.OPTIONS if o.toml is not None}}
 
 
 @dataclass(frozen=True)
@@ -208,8 +203,16 @@ def _tables(doc: Mapping[str, Any], name: str,
     return tables
 
 
+def game_keys() -> dict[str, str]:
+    """The game options a hill offers, as `contest.toml` spells them (spec §10), to their
+    keys: each `Option`'s `toml` (`level` is the options' `levels`). `players`, the bots a
+    game seats, is the hill's own (`HILL_KEYS`)."""
+    return {o.toml: o.key for o in game_options.OPTIONS if o.toml is not None}
+
+
 def _hill(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]) -> Hill:
     own = {h.key: h for h in HILL_KEYS}
+    game_names = game_keys()
     values: dict[str, Any] = {}
     game: dict[str, Any] = {}
     for key, value in table.items():
@@ -218,10 +221,10 @@ def _hill(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]
                 values[key] = own[key].read(value)
             except ValueError as e:
                 raise fail("hills", index, key, str(e)) from None
-        elif key in GAME_KEYS:
-            game[GAME_KEYS[key]] = value
+        elif key in game_names:
+            game[game_names[key]] = value
         else:
-            keys = sorted([*own, *GAME_KEYS])
+            keys = sorted([*own, *game_names])
             raise fail("hills", index, key, f"not a hill key (they are {', '.join(keys)})")
     if "key" not in values:
         raise fail("hills", index, None, "a hill needs a key")
@@ -231,10 +234,9 @@ def _hill(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]
     try:
         options = from_json(game, values["players"])
     except OptionError as e:
-        spelled = {v: k for k, v in GAME_KEYS.items()}
-        key = spelled.get(e.key, "players" if e.key == "players" else e.key)
+        spelled = {v: k for k, v in game_names.items()}
+        key = spelled.get(e.key, e.key)
         raise fail("hills", index, key, e.message) from None
-    assert set(GAME_KEYS.values()) <= set(OPTION_KEYS)
     return Hill(values["key"], values["title"] or values["key"], options, values["players"],
                 values["games_per_bot"], values["size"], values["open"],
                 values["bots_per_author"], values["min_games"])
@@ -278,7 +280,20 @@ def _puzzles(value: Any) -> str:
     return value
 
 
-INITIAL = '''\
+def initial(seed: int) -> str:
+    """The commented `contest.toml` `--init` writes, with the contest's secret `seed`; the
+    game options it lists are the options' table's (`Option.toml`)."""
+    import textwrap
+
+    named = [f"{o.toml} ({o.toml_values})" if o.toml_values else str(o.toml)
+             for o in game_options.OPTIONS if o.toml is not None]
+    named.append("players (bots a game: 1-4)")
+    options = textwrap.fill(", ".join(named) + ",", 92, initial_indent="#   ",
+                            subsequent_indent="#   ", break_on_hyphens=False)
+    return _INITIAL.replace("{seed}", str(seed)).replace("{options}", options)
+
+
+_INITIAL = '''\
 # The contest `moonasm serve` runs from this directory (docs/server.md). Edit, then restart.
 title = "MOON contest"
 # Secret: every game's seed is a keyed hash of it and the game's number, shown once the game
@@ -286,9 +301,7 @@ title = "MOON contest"
 seed = {seed}
 
 # One [[hills]] table per ladder. A hill takes the game options of `moonasm play`:
-#   mode ("versus"/"coop"), bits (4, 5, 6, 8), players (bots a game: 1-4),
-#   level ("novice"/"medium"/"hacker", or a list of one per seat), events (true/false),
-#   extras ("off"/"tokens"/"on"), hackers ({ "1" = "rotation" }), max_rounds,
+{options}
 # and these of its own:
 #   games_per_bot   the ladder seeks games for a bot until it has played this many (200)
 #   size            0: every bot stays; N: king of the hill, bots beyond rank N pushed off

@@ -30,16 +30,11 @@ CHART_BOTS = 5
 
 
 def describe(hill: Hill) -> str:
-    from moonasm.game.options import MODE_NAMES
+    """The hill's games in `play`'s words (`options.describe`), then what is the hill's own."""
+    from moonasm.game.options import describe as options_words
 
-    o = hill.options_json()
-    level = o["level"] if isinstance(o["level"], str) else "/".join(o["level"])
-    parts = [MODE_NAMES[o["mode"]], f"{o['bits']} bits",
-             f"{o['players']} bot{'s' * (o['players'] != 1)} a game", level]
-    if o["events"]:
-        parts.append("events")
-    if o["extras"] != "off":
-        parts.append(f"extras {o['extras']}")
+    parts = [*options_words(hill.options, hill.players),
+             f"{hill.players} bot{'s' * (hill.players != 1)} a game"]
     if hill.size:
         parts.append(f"king of the hill (size {hill.size})")
     return ", ".join(parts)
