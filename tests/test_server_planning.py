@@ -46,7 +46,7 @@ def _played(ladder: Any, specs: list[Any]) -> None:
 
 
 def _sequence(ladder: Any, games: int, settle_every: int) -> list[tuple[int, ...] | None]:
-    from moonasm.server.ladder import game_seed
+    from moonasm.server.planning import game_seed
 
     state = ladder.hills["main"]
     planned: list[tuple[int, ...] | None] = []
@@ -88,7 +88,8 @@ def test_the_ladder_plans_as_it_always_has(tmp_path: Path) -> None:
 @pytest.mark.parametrize("players, expected", [(2, CHALLENGES_TWO), (3, CHALLENGES_THREE)])
 def test_challenges_plan_as_they_always_have(tmp_path: Path, players: int,
                                              expected: list[list[tuple[int, ...]]]) -> None:
-    from moonasm.server.ladder import Challenge, game_seed
+    from moonasm.server.ladder import Challenge
+    from moonasm.server.planning import game_seed
 
     ladder = _ladder(tmp_path / "c", players=players, games_per_bot=7)
     ladder.challenges[9] = Challenge(9, "main", 1, [2, 3], 5)
@@ -98,3 +99,100 @@ def test_challenges_plan_as_they_always_have(tmp_path: Path, players: int,
         assert all(s.seed == game_seed(SECRET, s.group) for s in flight.specs)
         flights.append([(s.group, *(int(k) for k in s.seats)) for s in flight.specs])
     assert flights == expected
+
+
+# -- planning as a function: each rule of §10, game by game, without a ladder --------------
+
+def _state(players: int, bots: list[tuple[int, int, int]], order: list[int],
+           games_per_bot: int = 10) -> Any:
+    """A hill of `bots` (id, author, games), none played recently."""
+    from moonasm.server.planning import Player, State
+
+    return State(players, games_per_bot, [Player(b, a, g, 0, 0) for b, a, g in bots], order)
+
+
+def _spec(number: int, *seats: int) -> Any:
+    from moonasm.contest.schedule import GameSpec
+    from moonasm.server.planning import game_seed
+
+    return GameSpec(number, 0, tuple(str(s) for s in seats), game_seed(SECRET, number))
+
+
+def _after(state: Any, spec: Any) -> Any:
+    """The hill once `spec` is planned, as the ladder counts it (a game under way counts)."""
+    seated = [int(k) for k in spec.seats]
+    bots = [dataclasses.replace(b, games=b.games + 1, last_played=spec.group,
+                                last_first=spec.group if b.id == seated[0] else b.last_first)
+            if b.id in seated else b for b in state.bots]
+    return dataclasses.replace(state, bots=bots)
+
+
+def test_two_bots_alternate_the_first_seat() -> None:
+    from moonasm.server.planning import plan
+
+    state = _state(2, [(1, 1, 0), (2, 2, 0)], [2, 1], games_per_bot=4)
+    planned = []
+    for number in range(1, 6):
+        spec = plan(state, SECRET, number)
+        planned.append(spec)
+        if spec is not None:
+            state = _after(state, spec)
+    assert planned == [_spec(1, 1, 2), _spec(2, 2, 1), _spec(3, 1, 2), _spec(4, 2, 1), None]
+
+
+def test_the_bot_with_fewest_games_plays_its_nearest_in_the_standings() -> None:
+    from moonasm.server.planning import plan
+
+    # bot 4 has played least; its neighbours in the standings are 3 and 5
+    state = _state(2, [(b, b, 0 if b == 4 else 5) for b in range(1, 7)], [1, 2, 3, 4, 5, 6])
+    assert plan(state, SECRET, 1) == _spec(1, 4, 5)
+    assert plan(state, SECRET, 6) == _spec(6, 4, 3)
+    assert {plan(state, SECRET, n).seats for n in range(1, 60)} == {("4", "5"), ("4", "3")}
+
+
+def test_ties_go_to_the_least_recently_played_then_the_lowest_id() -> None:
+    from moonasm.server.planning import Player, State, plan
+
+    bots = [Player(3, 3, 2, 7, 0), Player(2, 2, 2, 5, 0), Player(1, 1, 2, 5, 4)]
+    assert plan(State(2, 10, bots, [1, 2, 3]), SECRET, 8).seats[0] == "2"  # 1 sat first lately
+    bots[2] = Player(1, 1, 2, 5, 0)
+    assert plan(State(2, 10, bots, [1, 2, 3]), SECRET, 8).seats[0] == "1"
+
+
+def test_no_two_bots_of_one_author_sit_in_a_game() -> None:
+    from moonasm.server.planning import plan
+
+    # bot 2 is the author of bot 1's and the nearest to it, yet never drawn
+    state = _state(3, [(1, 1, 0), (2, 1, 3), (3, 2, 3), (4, 3, 3)], [2, 1, 3, 4])
+    assert plan(state, SECRET, 1) == _spec(1, 1, 4, 3)
+    assert plan(state, SECRET, 6) == _spec(6, 1, 3, 4)
+    assert all("2" not in plan(state, SECRET, n).seats for n in range(1, 60))
+
+
+def test_games_per_bot_ends_the_search_not_the_draw() -> None:
+    from moonasm.server.planning import plan
+
+    # bot 1 still needs a game; bot 2 has all its games and is drawn all the same
+    assert plan(_state(2, [(1, 1, 9), (2, 2, 10)], [1, 2]), SECRET, 1) == _spec(1, 1, 2)
+    assert plan(_state(2, [(1, 1, 10), (2, 2, 10)], [1, 2]), SECRET, 1) is None
+
+
+def test_a_hill_too_small_plans_nothing() -> None:
+    from moonasm.server.planning import plan
+
+    assert plan(_state(2, [], []), SECRET, 1) is None
+    assert plan(_state(2, [(1, 1, 0)], [1]), SECRET, 1) is None
+    assert plan(_state(2, [(1, 1, 0), (2, 1, 0)], [1, 2]), SECRET, 1) is None  # one author
+    assert plan(_state(3, [(1, 1, 0), (2, 2, 0)], [1, 2]), SECRET, 1) is None
+    assert plan(_state(3, [(1, 1, 0), (2, 2, 0), (3, 3, 0)], [1, 2]), SECRET, 1) is not None
+
+
+def test_a_challenge_rotates_the_first_seat_and_the_opponents() -> None:
+    from moonasm.server.planning import plan_challenge
+
+    assert [plan_challenge(1, [2, 3], 2, i, SECRET, 10 + i) for i in range(4)] == \
+        [_spec(10, 1, 2), _spec(11, 3, 1), _spec(12, 1, 2), _spec(13, 3, 1)]
+    assert [plan_challenge(1, [2, 3], 3, i, SECRET, 20 + i) for i in range(4)] == \
+        [_spec(20, 1, 2, 3), _spec(21, 3, 2, 1), _spec(22, 3, 1, 2), _spec(23, 1, 3, 2)]
+    assert [plan_challenge(7, [8], 2, i, SECRET, 30 + i) for i in range(3)] == \
+        [_spec(30, 7, 8), _spec(31, 8, 7), _spec(32, 7, 8)]

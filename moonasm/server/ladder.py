@@ -1,17 +1,11 @@
 """The ladder: games between the active bots of every hill, played as long as a bot needs
 them, rated as they arrive (spec §10).
 
-One thread plans games and hands them, in small batches, to the workers — local processes or
-a Dask cluster, playing exactly as `tournament` plays (`moonasm.contest.runner.play_batch`);
-each finished batch is checked and stored in one transaction, then counted. Planning follows
-§10: the first seat goes to the active bot with the fewest games (then the least recently
-played, then the lowest id; games under way count), its opponents are the active bots of
-other authors nearest to it in the standings, drawn by a generator seeded from the contest
-seed and the game's number. Where §10 is silent: bots tied on games and on the last game they
-played in (always so when two bots play each other) are told apart by the last game each sat
-first in, so that seats alternate and no bot keeps the first seat. A game's seed is a keyed
-hash of the secret contest seed and its number, below 2**53. Games are numbered as they are
-planned; a game lost in a crash was never stored, and its number is simply never used.
+One thread plans games (`moonasm.server.planning`: who plays, under which number and seed)
+and hands them, in small batches, to the workers — local processes or a Dask cluster, playing
+exactly as `tournament` plays (`moonasm.contest.runner.play_batch`); each finished batch is
+checked and stored in one transaction, then counted. Games are numbered as they are planned;
+a game lost in a crash was never stored, and its number is simply never used.
 
 Standings are refitted by `moonasm.contest.standings.standings` — the one function every
 command uses — at most once a second per hill, by a thread of their own, and cached; the
@@ -35,12 +29,9 @@ command line), the active bots are read again.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import queue
-import random
 import sys
 import threading
 import time
@@ -55,6 +46,7 @@ from moonasm.contest import execute, runner
 from moonasm.contest.runner import GameRecord
 from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
+from moonasm.server import planning
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
 
@@ -74,18 +66,6 @@ BACKOFF_FIRST = 0.5
 BACKOFF_MOST = 30.0
 REPLAYS = 3  # a batch is played at most this often by workers that fail
 DISK_FULL_REASON = "the disk is full: the games played are kept until they can be stored"
-
-
-def keyed_seed(secret: int, label: str) -> int:
-    """The seed named `label`: HMAC-SHA-256 of it keyed by the secret contest seed, below
-    2**53. A published seed says nothing of the secret, so no one can compute another's."""
-    digest = hmac.new(str(secret).encode(), label.encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 11
-
-
-def game_seed(secret: int, number: int) -> int:
-    """Game `number`'s seed."""
-    return keyed_seed(secret, f"moonasm-ladder:{number}")
 
 
 @dataclass
@@ -122,6 +102,14 @@ class HillState:
     def batch(self) -> int:
         settled = all(b.games >= self.hill.min_games for b in self.bots.values())
         return SETTLED_BATCH if settled else NEW_BOT_BATCH
+
+    def planning(self) -> planning.State:
+        """The hill as planning sees it (games under way counted)."""
+        return planning.State(
+            self.hill.players, self.hill.games_per_bot,
+            [planning.Player(b.id, b.author, b.games + b.under_way, b.last_played,
+                             b.last_first) for b in self.bots.values()],
+            list(self.order))
 
     def refit_due(self, now: float) -> bool:
         wait = max(REFIT_SECONDS, self.fit_took / REFIT_SHARE)
@@ -554,59 +542,30 @@ class Ladder:
                     return
 
     def _plan(self, state: HillState) -> GameSpec | None:
-        """The next rated game of the hill, or None when no bot needs one."""
-        hill = state.hill
-        bots = list(state.bots.values())
-        if len({b.author for b in bots}) < hill.players or not bots:
+        """The next rated game of the hill, or None when no bot needs one; its bots under
+        way from now on."""
+        spec = planning.plan(state.planning(), self.contest.seed, self.next_number)
+        if spec is None:
             return None
-        first = min(bots, key=lambda b: (b.games + b.under_way, b.last_played, b.last_first,
-                                         b.id))
-        if first.games + first.under_way >= hill.games_per_bot:
-            return None
-        number = self.next_number
-        rank = {b: i for i, b in enumerate(state.order)}
-        here = rank.get(first.id, len(rank))
-        others = sorted((b for b in bots if b.author != first.author),
-                        key=lambda b: (abs(rank.get(b.id, len(rank)) - here), b.id))
-        rng = random.Random(f"{self.contest.seed}:{number}")
-        chosen: list[Bot] = []
-        authors = {first.author}
-        pool = others[:max(2, 2 * (hill.players - 1))]
-        while len(chosen) < hill.players - 1:
-            candidates = [b for b in pool if b.author not in authors]
-            if not candidates:
-                pool = others
-                candidates = [b for b in pool if b.author not in authors]
-                if not candidates:
-                    return None
-            pick = rng.choice(candidates)
-            chosen.append(pick)
-            authors.add(pick.author)
         self.next_number += 1
-        seated = [first, *chosen]
+        seated = [state.bots[int(k)] for k in spec.seats]
         for b in seated:
             b.under_way += 1
-            b.last_played = number
-        first.last_first = number
-        return GameSpec(number, 0, tuple(str(b.id) for b in seated),
-                        game_seed(self.contest.seed, number))
+            b.last_played = spec.group
+        seated[0].last_first = spec.group
+        return spec
 
     def _plan_challenge(self) -> Flight | None:
+        """A batch of the first challenge with games left to plan."""
         for c in self.challenges.values():
             if c.planned >= c.games:
                 continue
-            hill = self.hills[c.hill].hill
+            players = self.hills[c.hill].hill.players
             specs: list[GameSpec] = []
             while c.planned < c.games and len(specs) < NEW_BOT_BATCH:
-                i = c.planned
-                group = [c.bot] + [c.opponents[(i + j) % len(c.opponents)]
-                                   for j in range(hill.players - 1)]
-                shift = i % len(group)
-                group = group[shift:] + group[:shift]
-                number = self.next_number
+                specs.append(planning.plan_challenge(c.bot, c.opponents, players, c.planned,
+                                                     self.contest.seed, self.next_number))
                 self.next_number += 1
-                specs.append(GameSpec(number, 0, tuple(str(b) for b in group),
-                                      game_seed(self.contest.seed, number)))
                 c.planned += 1
             return Flight(c.hill, specs, c.id)
         return None
