@@ -397,20 +397,16 @@ def test_a_batch_that_kills_its_workers_is_given_up_after_three_tries(
 def test_a_game_stored_already_gets_no_second_set_of_seats(contest: Path) -> None:
     """A game number stored already — played again after a failure, or planned by another
     server on the same store — leaves the stored game and its seats as they are."""
-    from moonasm.contest.execute import Where
     from moonasm.contest.runner import GameRecord
-    from moonasm.server import config
+    from moonasm.server import ladder_store
     from moonasm.server.db import Database
-    from moonasm.server.ladder import Ladder
 
     db = Database.open(contest / "contest.sqlite")
-    ladder = Ladder(db, config.load(contest), Where(1), lambda kind, data: None)
-    hill = ladder.hills["main"].hill
     game = GameRecord(1, 0, 77, ("1", "2"), "finished", 20, (3, 1), (1,), ())
     other = GameRecord(1, 0, 78, ("3", "4"), "finished", 20, (1, 3), (2,), ())
-    ladder.store(hill, [game], None)
-    ladder.store(hill, [game], None)
-    ladder.store(hill, [other], None)
+    assert ladder_store.store_games(db, "main", [game], None) == [game]
+    assert ladder_store.store_games(db, "main", [game], None) == []
+    assert ladder_store.store_games(db, "main", [other], None) == []
     assert [tuple(r) for r in db.all("SELECT game, bot, seat FROM seats ORDER BY seat")] == \
         [(1, 1, 1), (1, 2, 2)]
     assert [tuple(r) for r in db.all("SELECT id, seed, bots FROM games")] == [(1, 77, "[1, 2]")]

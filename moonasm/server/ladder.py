@@ -4,8 +4,9 @@ them, rated as they arrive (spec §10).
 One thread plans games (`moonasm.server.planning`: who plays, under which number and seed)
 and hands them, in small batches, to the workers — local processes or a Dask cluster, playing
 exactly as `tournament` plays (`moonasm.contest.runner.play_batch`); each finished batch is
-checked and stored in one transaction, then counted. Games are numbered as they are planned;
-a game lost in a crash was never stored, and its number is simply never used.
+checked and stored in one transaction (`moonasm.server.ladder_store`, which holds every query
+the ladder runs), then counted. Games are numbered as they are planned; a game lost in a crash
+was never stored, and its number is simply never used.
 
 Standings are refitted by `moonasm.contest.standings.standings` — the one function every
 command uses — at most once a second per hill, by a thread of their own, and cached; the
@@ -41,11 +42,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from moonasm import __version__
 from moonasm.contest import execute, runner
 from moonasm.contest.runner import GameRecord
 from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
+from moonasm.server import ladder_store as store
 from moonasm.server import planning
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
@@ -186,27 +187,21 @@ class Ladder:
 
     def load(self) -> None:
         db = self.db
-        last = db.read().execute("SELECT max(id) FROM games").fetchone()[0]
-        self.next_number = (last or 0) + 1
-        for r in db.all(f"{ACTIVE_BOTS} ORDER BY b.id"):
+        self.next_number = store.next_number(db)
+        for r in store.active_bots(db):
             state = self.hills.get(r["hill"])
             if state is not None:
                 state.bots[r["id"]] = bot_of(r)
-        for r in db.all("SELECT * FROM games WHERE rated=1 ORDER BY id"):
+        for r in store.rated_games(db):
             state = self.hills.get(r["hill"])
             if state is not None:
                 self._count(state, record_of(r))
-        for r in db.all("SELECT * FROM challenges WHERE status != 'done'"):
-            stored = db.read().execute("SELECT count(*) FROM games WHERE challenge=?",
-                                       (r["id"],)).fetchone()[0]
+        for r, stored in store.open_challenges(db):
             self.challenges[r["id"]] = Challenge(r["id"], r["hill"], r["bot"],
                                                  json.loads(r["opponents"]), r["games"],
                                                  planned=stored, stored=stored)
-        now = time.time()
-        for r in db.all("SELECT played FROM games WHERE played >= ?", (now - 60,)):
-            self.recent.append((r["played"], 1))
-        latest = db.one("SELECT played FROM games ORDER BY id DESC LIMIT 1")
-        self.last_game = latest["played"] if latest else None
+        self.recent.extend((played, 1) for played in store.played_since(db, time.time() - 60))
+        self.last_game = store.last_played(db)
 
     def _count(self, state: HillState, record: GameRecord) -> None:
         """A stored rated game. A bot's `games` are those the standings count (every seat an
@@ -223,39 +218,33 @@ class Ladder:
         """The active bots as the store has them, read again whenever another connection
         wrote to it (`PRAGMA data_version`): a bot disabled, or whose author was revoked, by
         another process leaves the ladder; one made active there joins it."""
-        version = self.db.read().execute("PRAGMA data_version").fetchone()[0]
+        version = store.data_version(self.db)
         if version == self.data_version:
             return
         with self.lock:
-            active: dict[str, set[int]] = {key: set() for key in self.hills}
-            for r in self.db.all(ACTIVE_IDS):
-                if r["hill"] in active:
-                    active[r["hill"]].add(r["id"])
+            active = store.active_ids(self.db)
             self.data_version = version
             for key, state in self.hills.items():
-                for gone in set(state.bots) - active[key]:
+                for gone in set(state.bots) - active.get(key, set()):
                     self._leave(state, gone)
-                joined = active[key] - set(state.bots)
+                joined = active.get(key, set()) - set(state.bots)
                 if joined:
                     self._join(state, joined)
 
     def _join(self, state: HillState, ids: set[int]) -> None:
         """Bots made active by another process. One that has rated games already (an author
         restored) needs the hill's games counted again; a new one does not."""
-        marks = ",".join("?" * len(ids))
-        for r in self.db.all(f"{ACTIVE_BOTS} AND b.id IN ({marks})", tuple(ids)):
+        for r in store.active_bots(self.db, ids):
             state.bots[r["id"]] = bot_of(r)
             if r["id"] not in state.order:
                 state.order.append(r["id"])
         state.dirty = True
-        played = self.db.one(f"SELECT 1 FROM seats WHERE bot IN ({marks}) LIMIT 1", tuple(ids))
-        if played is None:
+        if not store.have_played(self.db, ids):
             return
         state.games, state.records = 0, []
         for bot in state.bots.values():
             bot.games = 0
-        for row in self.db.all("SELECT * FROM games WHERE rated=1 AND hill=? ORDER BY id",
-                               (state.hill.key,)):
+        for row in store.rated_games(self.db, state.hill.key):
             self._count(state, record_of(row))
 
     # -- threads -------------------------------------------------------------------------
@@ -445,7 +434,7 @@ class Ladder:
                 flight.payload = self._payload(flight)
             if flight.challenge is not None:
                 try:
-                    self._set_challenge_status(flight.challenge, "running")
+                    store.set_challenge_status(self.db, flight.challenge, "running")
                 except Exception as e:
                     self._trouble("store", failed_write(e, "the store could not be written"))
                     return
@@ -464,9 +453,7 @@ class Ladder:
     def _payload(self, flight: Flight) -> str:
         hill = self.hills[flight.hill].hill
         ids = sorted({int(k) for s in flight.specs for k in s.seats})
-        rows = {r["id"]: r for r in self.db.all(
-            f"SELECT id, name, source FROM bots WHERE id IN ({','.join('?' * len(ids))})",
-            tuple(ids))}
+        rows = store.sources(self.db, ids)
         return runner.payload(hill.options, hill.players,
                               {str(i): rows[i]["source"] for i in ids},
                               {str(i): rows[i]["name"] for i in ids}, flight.specs)
@@ -578,8 +565,8 @@ class Ladder:
         while self.played:
             flight = self.played[0]
             try:
-                stored = self.store(self.hills[flight.hill].hill, flight.records or [],
-                                    flight.challenge)
+                stored = store.store_games(self.db, flight.hill, flight.records or [],
+                                           flight.challenge)
             except Exception as e:
                 self._trouble("store", failed_write(e, "the store could not be written"))
                 return False
@@ -618,48 +605,6 @@ class Ladder:
             for record in stored:
                 self.publish("game", public_game(flight.hill, record))
 
-    def store(self, hill: Hill, records: list[GameRecord],
-              challenge: int | None) -> list[GameRecord]:
-        """Store a batch in one transaction; the records stored now. A game whose number is
-        stored already (played again after a failure, or stored by another server) is left
-        as it is, its seats too."""
-        if not records:
-            return []
-        now = time.time()
-        stored = []
-        with self.db.write() as c:
-            for r in records:
-                new = c.execute(
-                    "INSERT OR IGNORE INTO games (id, hill, seed, bots, result, rounds, scores,"
-                    " winners, faults, rated, challenge, engine, played) VALUES "
-                    "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (r.group, hill.key, r.seed, json.dumps([int(k) for k in r.seats]),
-                     r.result, r.rounds, json.dumps(list(r.scores)),
-                     json.dumps(list(r.winners)),
-                     json.dumps([f.to_json() for f in r.faults]), int(challenge is None),
-                     challenge, __version__, now)).rowcount
-                if not new:
-                    continue
-                stored.append(r)
-                for seat, k in enumerate(r.seats, 1):
-                    c.execute("INSERT OR IGNORE INTO seats VALUES (?,?,?)", (r.group, int(k),
-                                                                               seat))
-                    c.execute("UPDATE bots SET last_played=max(last_played, ?) WHERE id=?",
-                              (r.group, int(k)))
-            if challenge is not None:
-                count = c.execute("SELECT count(*) FROM games WHERE challenge=?",
-                                  (challenge,)).fetchone()[0]
-                games = c.execute("SELECT games FROM challenges WHERE id=?",
-                                  (challenge,)).fetchone()[0]
-                if count >= games:
-                    c.execute("UPDATE challenges SET status='done' WHERE id=?", (challenge,))
-        return stored
-
-    def _set_challenge_status(self, challenge: int, status: str) -> None:
-        with self.db.write() as c:
-            c.execute("UPDATE challenges SET status=? WHERE id=? AND status != 'done' "
-                      "AND status != ?", (status, challenge, status))
-
     # -- standings -----------------------------------------------------------------------
 
     def refit(self, state: HillState) -> None:
@@ -692,15 +637,9 @@ class Ladder:
         pushed = []
         if hill.size and not provisional and len(ranked) > hill.size:
             pushed = [int(s.sha256) for s in ranked[hill.size:]]
-        with self.db.write() as c:
-            if last:
-                for s in ordered:
-                    if s.games:
-                        c.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?)",
-                                  (int(s.sha256), last, s.mu, s.sigma))
-            for gone in pushed:
-                c.execute("UPDATE bots SET active=0, left_why='pushed off' WHERE id=?",
-                          (gone,))
+        rated = [(int(s.sha256), s.mu, s.sigma) for s in ordered
+                 if s.games and s.mu is not None and s.sigma is not None]  # every bot fitted
+        store.store_fit(self.db, last, rated, pushed)
         with self.lock:
             state.rows = [r for r in rows if r["bot"] not in pushed]
             state.order = [r["bot"] for r in state.rows]
@@ -747,13 +686,6 @@ class Ladder:
     def standings(self, hill: str) -> list[dict[str, Any]]:
         with self.lock:
             return list(self.hills[hill].rows)
-
-
-# The active bots: on the ladder, their author not revoked (whatever `--revoke` writes).
-ACTIVE_IDS = ("SELECT b.id, b.hill FROM bots b JOIN people p ON p.id = b.author "
-              "WHERE b.active = 1 AND p.revoked = 0")
-ACTIVE_BOTS = ("SELECT b.*, p.name AS author_name FROM bots b JOIN people p "
-               "ON p.id = b.author WHERE b.active = 1 AND p.revoked = 0")
 
 
 def bot_of(row: Any) -> Bot:
