@@ -18,18 +18,25 @@ BOTS = [(1, 1), (2, 2), (3, 3), (4, 3), (5, 4)]
 ORDER = [3, 1, 5, 2, 4]  # the standings, best first
 
 
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A contest of no bot: the ladders below are given theirs in memory."""
+    directory = tmp_path_factory.mktemp("planning") / "contest"
+    init(directory, seed=SECRET)
+    return directory
+
+
 def _ladder(directory: Path, players: int, games_per_bot: int) -> Any:
-    """A ladder (not started) over a fresh store, its hill holding `BOTS` in `ORDER`."""
+    """A ladder (not started) over the store, its hill holding `BOTS` in `ORDER`."""
     from moonasm.contest.execute import Where
     from moonasm.server import config
     from moonasm.server.db import Database
     from moonasm.server.ladder import Bot, Ladder
 
-    init(directory, games=games_per_bot, seed=SECRET)
     ladder = Ladder(Database.open(directory / "contest.sqlite"), config.load(directory),
                     Where(1), lambda kind, data: None)
     state = ladder.hills["main"]
-    state.hill = dataclasses.replace(state.hill, players=players)
+    state.hill = dataclasses.replace(state.hill, players=players, games_per_bot=games_per_bot)
     for bot, author in BOTS:
         state.bots[bot] = Bot(bot, "main", author, f"a{author}", f"b{bot}", 1, "", "")
     state.order = list(ORDER)
@@ -78,20 +85,20 @@ CHALLENGES_TWO = [[(1, 1, 2), (2, 3, 1), (3, 1, 2), (4, 3, 1)], [(5, 1, 2)]]
 CHALLENGES_THREE = [[(1, 1, 2, 3), (2, 3, 2, 1), (3, 3, 1, 2), (4, 1, 3, 2)], [(5, 2, 3, 1)]]
 
 
-def test_the_ladder_plans_as_it_always_has(tmp_path: Path) -> None:
-    two = _ladder(tmp_path / "two", players=2, games_per_bot=7)
+def test_the_ladder_plans_as_it_always_has(store: Path) -> None:
+    two = _ladder(store, players=2, games_per_bot=7)
     assert _sequence(two, 24, settle_every=3) == TWO_PLAYERS
-    three = _ladder(tmp_path / "three", players=3, games_per_bot=5)
+    three = _ladder(store, players=3, games_per_bot=5)
     assert _sequence(three, 15, settle_every=4) == THREE_PLAYERS
 
 
 @pytest.mark.parametrize("players, expected", [(2, CHALLENGES_TWO), (3, CHALLENGES_THREE)])
-def test_challenges_plan_as_they_always_have(tmp_path: Path, players: int,
+def test_challenges_plan_as_they_always_have(store: Path, players: int,
                                              expected: list[list[tuple[int, ...]]]) -> None:
     from moonasm.server.ladder import Challenge
     from moonasm.server.planning import game_seed
 
-    ladder = _ladder(tmp_path / "c", players=players, games_per_bot=7)
+    ladder = _ladder(store, players=players, games_per_bot=7)
     ladder.challenges[9] = Challenge(9, "main", 1, [2, 3], 5)
     flights = []
     while (flight := ladder._plan_challenge()) is not None:
