@@ -104,7 +104,7 @@ class HillState:
         settled = all(b.games >= self.hill.min_games for b in self.bots.values())
         return SETTLED_BATCH if settled else NEW_BOT_BATCH
 
-    def planning(self) -> planning.State:
+    def plan_state(self) -> planning.State:
         """The hill as planning sees it (games under way counted)."""
         return planning.State(
             self.hill.players, self.hill.games_per_bot,
@@ -531,7 +531,7 @@ class Ladder:
     def _plan(self, state: HillState) -> GameSpec | None:
         """The next rated game of the hill, or None when no bot needs one; its bots under
         way from now on."""
-        spec = planning.plan(state.planning(), self.contest.seed, self.next_number)
+        spec = planning.plan(state.plan_state(), self.contest.seed, self.next_number)
         if spec is None:
             return None
         self.next_number += 1
@@ -638,7 +638,7 @@ class Ladder:
         if hill.size and not provisional and len(ranked) > hill.size:
             pushed = [int(s.sha256) for s in ranked[hill.size:]]
         rated = [(int(s.sha256), s.mu, s.sigma) for s in ordered
-                 if s.games and s.mu is not None and s.sigma is not None]  # every bot fitted
+                 if s.games and s.mu is not None and s.sigma is not None]  # the fit gives each both
         store.store_fit(self.db, last, rated, pushed)
         with self.lock:
             state.rows = [r for r in rows if r["bot"] not in pushed]
