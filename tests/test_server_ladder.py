@@ -415,6 +415,50 @@ def test_a_game_stored_already_gets_no_second_set_of_seats(contest: Path) -> Non
     assert [tuple(r) for r in db.all("SELECT id, seed, bots FROM games")] == [(1, 77, "[1, 2]")]
 
 
+def test_the_ladder_store_reads_who_plays_and_brings_a_challenge_to_done(contest: Path) -> None:
+    """The ladder's queries (server/ladder_store.py) on a store written as the API writes it."""
+    from moonasm.contest.runner import GameRecord
+    from moonasm.server import ladder_store as store
+    from moonasm.server import people
+    from moonasm.server.db import Database
+
+    db = Database.open(contest / "contest.sqlite")
+    for name in ("ann", "ben"):
+        people.add(db, name, "author")
+    with db.write() as c:
+        for bot, name in ((1, "ann"), (2, "ben")):
+            c.execute("INSERT INTO bots (id, hill, author, name, version, source, sha256, open,"
+                      " submitted) SELECT ?, 'main', id, ?, 1, ?, '', 0, 0 FROM people "
+                      "WHERE name=?", (bot, f"b{bot}", f"END # {bot}\n", name))
+        c.execute("INSERT INTO challenges VALUES (5, 'main', 1, '[2]', 2, 0, 'queued', 0)")
+    assert [r["author_name"] for r in store.active_bots(db)] == ["ann", "ben"]
+    assert store.active_ids(db) == {"main": {1, 2}}
+    assert store.sources(db, [2])[2]["source"] == "END # 2\n"
+    assert [(r["id"], stored) for r, stored in store.open_challenges(db)] == [(5, 0)]
+    assert (store.next_number(db), store.last_played(db), store.have_played(db, [1])) == \
+        (1, None, False)
+
+    store.set_challenge_status(db, 5, "running")
+    games = [GameRecord(n, 0, 70 + n, ("1", "2"), "finished", 20, (3, 1), (1,), ())
+             for n in (7, 8)]
+    assert store.store_games(db, "main", games[:1], 5) == games[:1]
+    assert [(r["status"], stored) for r, stored in store.open_challenges(db)] == \
+        [("running", 1)]
+    assert store.store_games(db, "main", games, 5) == games[1:]
+    assert store.open_challenges(db) == []
+    store.set_challenge_status(db, 5, "running")  # a late "running" never undoes "done"
+    assert db.one("SELECT status FROM challenges WHERE id=5")["status"] == "done"
+    assert store.rated_games(db) == []  # a challenge's games are unrated
+    assert (store.next_number(db), store.have_played(db, [2])) == (9, True)
+    assert len(store.played_since(db, 0)) == 2
+
+    store.store_fit(db, 8, [(1, 27.5, 1.5)], [2])
+    assert [tuple(r) for r in db.all("SELECT * FROM ratings")] == [(1, 8, 27.5, 1.5)]
+    assert store.active_ids(db) == {"main": {1}}
+    people.revoke(db, "ann")
+    assert store.active_ids(db) == {} and store.active_bots(db) == []
+
+
 def test_a_reason_is_said_once_however_many_writes_it_fails(
         contest: Path, capfd: pytest.CaptureFixture[str]) -> None:
     """A full disk fails the games' writes and the standings' alike: one line in the log,
