@@ -11,6 +11,8 @@ from server_helpers import BOTS, bot_source, wait_for
 from server_inprocess import InProcess
 
 pytest.importorskip("starlette")
+# one worker under pytest -n: its tests share one contest served in process
+pytestmark = pytest.mark.xdist_group("server_errors")
 
 DEEP = {"error": "the body is nested deeper than 64 levels"}
 BIG = {"error": "a number in the body is outside ±2^53"}
