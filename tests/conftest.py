@@ -16,6 +16,8 @@ from moonasm.cli.main import main as cli_main
 from moonasm.lang.check import check_source, given
 from moonasm.vm.script import ScriptResult, run_script
 
+# the server served in process: the fixtures `inprocess` and `inprocess_live`
+pytest_plugins = ("server_inprocess",)
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
 

@@ -17,7 +17,7 @@ import pytest
 from browser import chromium, errors, screenshot
 from server_helpers import BOTS, Server, add, init, submit, wait_for
 
-from moonasm.server.ladder import game_seed, keyed_seed
+from moonasm.server.planning import game_seed, keyed_seed
 
 pytest.importorskip("starlette")
 # the tests tell one story on one server, in order

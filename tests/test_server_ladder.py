@@ -384,7 +384,10 @@ def test_a_batch_that_kills_its_workers_is_given_up_after_three_tries(
                                headers={"Authorization": f"Bearer {token}",
                                         "Content-Type": "text/plain"}).status_code == 201
         wait_for(lambda: client.get("/api/status").json()["games_last_minute"] >= 20)
-        assert client.get("/api/status").json()["ladder"] == "playing"
+        # the pause ends with the first batch played after the last replay; a batch of 32
+        # may be stored before that one lands (and between two batches none is queued)
+        wait_for(lambda: client.get("/api/status").json()["ladder"] == "playing",
+                 timeout=10, every=0.02)
     with _store(contest) as db:
         numbers = _check_games(db)
     assert not {1, 2, 3, 4} & set(numbers) and 5 in numbers  # the first batch: games 1-4
@@ -397,23 +400,63 @@ def test_a_batch_that_kills_its_workers_is_given_up_after_three_tries(
 def test_a_game_stored_already_gets_no_second_set_of_seats(contest: Path) -> None:
     """A game number stored already — played again after a failure, or planned by another
     server on the same store — leaves the stored game and its seats as they are."""
-    from moonasm.contest.execute import Where
     from moonasm.contest.runner import GameRecord
-    from moonasm.server import config
+    from moonasm.server import ladder_store
     from moonasm.server.db import Database
-    from moonasm.server.ladder import Ladder
 
     db = Database.open(contest / "contest.sqlite")
-    ladder = Ladder(db, config.load(contest), Where(1), lambda kind, data: None)
-    hill = ladder.hills["main"].hill
     game = GameRecord(1, 0, 77, ("1", "2"), "finished", 20, (3, 1), (1,), ())
     other = GameRecord(1, 0, 78, ("3", "4"), "finished", 20, (1, 3), (2,), ())
-    ladder.store(hill, [game], None)
-    ladder.store(hill, [game], None)
-    ladder.store(hill, [other], None)
+    assert ladder_store.store_games(db, "main", [game], None) == [game]
+    assert ladder_store.store_games(db, "main", [game], None) == []
+    assert ladder_store.store_games(db, "main", [other], None) == []
     assert [tuple(r) for r in db.all("SELECT game, bot, seat FROM seats ORDER BY seat")] == \
         [(1, 1, 1), (1, 2, 2)]
     assert [tuple(r) for r in db.all("SELECT id, seed, bots FROM games")] == [(1, 77, "[1, 2]")]
+
+
+def test_the_ladder_store_reads_who_plays_and_brings_a_challenge_to_done(contest: Path) -> None:
+    """The ladder's queries (server/ladder_store.py) on a store written as the API writes it."""
+    from moonasm.contest.runner import GameRecord
+    from moonasm.server import ladder_store as store
+    from moonasm.server import people
+    from moonasm.server.db import Database
+
+    db = Database.open(contest / "contest.sqlite")
+    for name in ("ann", "ben"):
+        people.add(db, name, "author")
+    with db.write() as c:
+        for bot, name in ((1, "ann"), (2, "ben")):
+            c.execute("INSERT INTO bots (id, hill, author, name, version, source, sha256, open,"
+                      " submitted) SELECT ?, 'main', id, ?, 1, ?, '', 0, 0 FROM people "
+                      "WHERE name=?", (bot, f"b{bot}", f"END # {bot}\n", name))
+        c.execute("INSERT INTO challenges VALUES (5, 'main', 1, '[2]', 2, 0, 'queued', 0)")
+    assert [r["author_name"] for r in store.active_bots(db)] == ["ann", "ben"]
+    assert store.active_ids(db) == {"main": {1, 2}}
+    assert store.sources(db, [2])[2]["source"] == "END # 2\n"
+    assert [(r["id"], stored) for r, stored in store.open_challenges(db)] == [(5, 0)]
+    assert (store.next_number(db), store.last_played(db), store.have_played(db, [1])) == \
+        (1, None, False)
+
+    store.set_challenge_status(db, 5, "running")
+    games = [GameRecord(n, 0, 70 + n, ("1", "2"), "finished", 20, (3, 1), (1,), ())
+             for n in (7, 8)]
+    assert store.store_games(db, "main", games[:1], 5) == games[:1]
+    assert [(r["status"], stored) for r, stored in store.open_challenges(db)] == \
+        [("running", 1)]
+    assert store.store_games(db, "main", games, 5) == games[1:]
+    assert store.open_challenges(db) == []
+    store.set_challenge_status(db, 5, "running")  # a late "running" never undoes "done"
+    assert db.one("SELECT status FROM challenges WHERE id=5")["status"] == "done"
+    assert store.rated_games(db) == []  # a challenge's games are unrated
+    assert (store.next_number(db), store.have_played(db, [2])) == (9, True)
+    assert len(store.played_since(db, 0)) == 2
+
+    store.store_fit(db, 8, [(1, 27.5, 1.5)], [2])
+    assert [tuple(r) for r in db.all("SELECT * FROM ratings")] == [(1, 8, 27.5, 1.5)]
+    assert store.active_ids(db) == {"main": {1}}
+    people.revoke(db, "ann")
+    assert store.active_ids(db) == {} and store.active_bots(db) == []
 
 
 def test_a_reason_is_said_once_however_many_writes_it_fails(

@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
-from moonasm.server.ladder import keyed_seed
+from moonasm.server.planning import keyed_seed
 from moonasm.server.site import Site, site_of, writes
 from moonasm.server.submissions import _id
 

@@ -1,17 +1,12 @@
 """The ladder: games between the active bots of every hill, played as long as a bot needs
 them, rated as they arrive (spec §10).
 
-One thread plans games and hands them, in small batches, to the workers — local processes or
-a Dask cluster, playing exactly as `tournament` plays (`moonasm.contest.runner.play_batch`);
-each finished batch is checked and stored in one transaction, then counted. Planning follows
-§10: the first seat goes to the active bot with the fewest games (then the least recently
-played, then the lowest id; games under way count), its opponents are the active bots of
-other authors nearest to it in the standings, drawn by a generator seeded from the contest
-seed and the game's number. Where §10 is silent: bots tied on games and on the last game they
-played in (always so when two bots play each other) are told apart by the last game each sat
-first in, so that seats alternate and no bot keeps the first seat. A game's seed is a keyed
-hash of the secret contest seed and its number, below 2**53. Games are numbered as they are
-planned; a game lost in a crash was never stored, and its number is simply never used.
+One thread plans games (`moonasm.server.planning`: who plays, under which number and seed)
+and hands them, in small batches, to the workers — local processes or a Dask cluster, playing
+exactly as `tournament` plays (`moonasm.contest.runner.play_batch`); each finished batch is
+checked and stored in one transaction (`moonasm.server.ladder_store`, which holds every query
+the ladder runs), then counted. Games are numbered as they are planned; a game lost in a crash
+was never stored, and its number is simply never used.
 
 Standings are refitted by `moonasm.contest.standings.standings` — the one function every
 command uses — at most once a second per hill, by a thread of their own, and cached; the
@@ -35,12 +30,9 @@ command line), the active bots are read again.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import math
 import queue
-import random
 import sys
 import threading
 import time
@@ -50,12 +42,12 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from moonasm import __version__
 from moonasm.contest import execute, runner
 from moonasm.contest.runner import GameRecord
 from moonasm.contest.schedule import GameSpec
 from moonasm.contest.standings import Standing, standings, wilson
-from moonasm.server import shapes
+from moonasm.server import ladder_store as store
+from moonasm.server import planning, shapes
 from moonasm.server.config import Contest, Hill
 from moonasm.server.db import Database
 
@@ -75,18 +67,6 @@ BACKOFF_FIRST = 0.5
 BACKOFF_MOST = 30.0
 REPLAYS = 3  # a batch is played at most this often by workers that fail
 DISK_FULL_REASON = "the disk is full: the games played are kept until they can be stored"
-
-
-def keyed_seed(secret: int, label: str) -> int:
-    """The seed named `label`: HMAC-SHA-256 of it keyed by the secret contest seed, below
-    2**53. A published seed says nothing of the secret, so no one can compute another's."""
-    digest = hmac.new(str(secret).encode(), label.encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") >> 11
-
-
-def game_seed(secret: int, number: int) -> int:
-    """Game `number`'s seed."""
-    return keyed_seed(secret, f"moonasm-ladder:{number}")
 
 
 @dataclass
@@ -123,6 +103,14 @@ class HillState:
     def batch(self) -> int:
         settled = all(b.games >= self.hill.min_games for b in self.bots.values())
         return SETTLED_BATCH if settled else NEW_BOT_BATCH
+
+    def plan_state(self) -> planning.State:
+        """The hill as planning sees it (games under way counted)."""
+        return planning.State(
+            self.hill.players, self.hill.games_per_bot,
+            [planning.Player(b.id, b.author, b.games + b.under_way, b.last_played,
+                             b.last_first) for b in self.bots.values()],
+            list(self.order))
 
     def refit_due(self, now: float) -> bool:
         wait = max(REFIT_SECONDS, self.fit_took / REFIT_SHARE)
@@ -199,27 +187,21 @@ class Ladder:
 
     def load(self) -> None:
         db = self.db
-        last = db.read().execute("SELECT max(id) FROM games").fetchone()[0]
-        self.next_number = (last or 0) + 1
-        for r in db.all(f"{ACTIVE_BOTS} ORDER BY b.id"):
+        self.next_number = store.next_number(db)
+        for r in store.active_bots(db):
             state = self.hills.get(r["hill"])
             if state is not None:
                 state.bots[r["id"]] = bot_of(r)
-        for r in db.all("SELECT * FROM games WHERE rated=1 ORDER BY id"):
+        for r in store.rated_games(db):
             state = self.hills.get(r["hill"])
             if state is not None:
                 self._count(state, record_of(r))
-        for r in db.all("SELECT * FROM challenges WHERE status != 'done'"):
-            stored = db.read().execute("SELECT count(*) FROM games WHERE challenge=?",
-                                       (r["id"],)).fetchone()[0]
+        for r, stored in store.open_challenges(db):
             self.challenges[r["id"]] = Challenge(r["id"], r["hill"], r["bot"],
                                                  json.loads(r["opponents"]), r["games"],
                                                  planned=stored, stored=stored)
-        now = time.time()
-        for r in db.all("SELECT played FROM games WHERE played >= ?", (now - 60,)):
-            self.recent.append((r["played"], 1))
-        latest = db.one("SELECT played FROM games ORDER BY id DESC LIMIT 1")
-        self.last_game = latest["played"] if latest else None
+        self.recent.extend((played, 1) for played in store.played_since(db, time.time() - 60))
+        self.last_game = store.last_played(db)
 
     def _count(self, state: HillState, record: GameRecord) -> None:
         """A stored rated game. A bot's `games` are those the standings count (every seat an
@@ -236,39 +218,33 @@ class Ladder:
         """The active bots as the store has them, read again whenever another connection
         wrote to it (`PRAGMA data_version`): a bot disabled, or whose author was revoked, by
         another process leaves the ladder; one made active there joins it."""
-        version = self.db.read().execute("PRAGMA data_version").fetchone()[0]
+        version = store.data_version(self.db)
         if version == self.data_version:
             return
         with self.lock:
-            active: dict[str, set[int]] = {key: set() for key in self.hills}
-            for r in self.db.all(ACTIVE_IDS):
-                if r["hill"] in active:
-                    active[r["hill"]].add(r["id"])
+            active = store.active_ids(self.db)
             self.data_version = version
             for key, state in self.hills.items():
-                for gone in set(state.bots) - active[key]:
+                for gone in set(state.bots) - active.get(key, set()):
                     self._leave(state, gone)
-                joined = active[key] - set(state.bots)
+                joined = active.get(key, set()) - set(state.bots)
                 if joined:
                     self._join(state, joined)
 
     def _join(self, state: HillState, ids: set[int]) -> None:
         """Bots made active by another process. One that has rated games already (an author
         restored) needs the hill's games counted again; a new one does not."""
-        marks = ",".join("?" * len(ids))
-        for r in self.db.all(f"{ACTIVE_BOTS} AND b.id IN ({marks})", tuple(ids)):
+        for r in store.active_bots(self.db, ids):
             state.bots[r["id"]] = bot_of(r)
             if r["id"] not in state.order:
                 state.order.append(r["id"])
         state.dirty = True
-        played = self.db.one(f"SELECT 1 FROM seats WHERE bot IN ({marks}) LIMIT 1", tuple(ids))
-        if played is None:
+        if not store.have_played(self.db, ids):
             return
         state.games, state.records = 0, []
         for bot in state.bots.values():
             bot.games = 0
-        for row in self.db.all("SELECT * FROM games WHERE rated=1 AND hill=? ORDER BY id",
-                               (state.hill.key,)):
+        for row in store.rated_games(self.db, state.hill.key):
             self._count(state, record_of(row))
 
     # -- threads -------------------------------------------------------------------------
@@ -458,7 +434,7 @@ class Ladder:
                 flight.payload = self._payload(flight)
             if flight.challenge is not None:
                 try:
-                    self._set_challenge_status(flight.challenge, "running")
+                    store.set_challenge_status(self.db, flight.challenge, "running")
                 except Exception as e:
                     self._trouble("store", failed_write(e, "the store could not be written"))
                     return
@@ -477,9 +453,7 @@ class Ladder:
     def _payload(self, flight: Flight) -> str:
         hill = self.hills[flight.hill].hill
         ids = sorted({int(k) for s in flight.specs for k in s.seats})
-        rows = {r["id"]: r for r in self.db.all(
-            f"SELECT id, name, source FROM bots WHERE id IN ({','.join('?' * len(ids))})",
-            tuple(ids))}
+        rows = store.sources(self.db, ids)
         return runner.payload(hill.options, hill.players,
                               {str(i): rows[i]["source"] for i in ids},
                               {str(i): rows[i]["name"] for i in ids}, flight.specs)
@@ -555,59 +529,30 @@ class Ladder:
                     return
 
     def _plan(self, state: HillState) -> GameSpec | None:
-        """The next rated game of the hill, or None when no bot needs one."""
-        hill = state.hill
-        bots = list(state.bots.values())
-        if len({b.author for b in bots}) < hill.players or not bots:
+        """The next rated game of the hill, or None when no bot needs one; its bots under
+        way from now on."""
+        spec = planning.plan(state.plan_state(), self.contest.seed, self.next_number)
+        if spec is None:
             return None
-        first = min(bots, key=lambda b: (b.games + b.under_way, b.last_played, b.last_first,
-                                         b.id))
-        if first.games + first.under_way >= hill.games_per_bot:
-            return None
-        number = self.next_number
-        rank = {b: i for i, b in enumerate(state.order)}
-        here = rank.get(first.id, len(rank))
-        others = sorted((b for b in bots if b.author != first.author),
-                        key=lambda b: (abs(rank.get(b.id, len(rank)) - here), b.id))
-        rng = random.Random(f"{self.contest.seed}:{number}")
-        chosen: list[Bot] = []
-        authors = {first.author}
-        pool = others[:max(2, 2 * (hill.players - 1))]
-        while len(chosen) < hill.players - 1:
-            candidates = [b for b in pool if b.author not in authors]
-            if not candidates:
-                pool = others
-                candidates = [b for b in pool if b.author not in authors]
-                if not candidates:
-                    return None
-            pick = rng.choice(candidates)
-            chosen.append(pick)
-            authors.add(pick.author)
         self.next_number += 1
-        seated = [first, *chosen]
+        seated = [state.bots[int(k)] for k in spec.seats]
         for b in seated:
             b.under_way += 1
-            b.last_played = number
-        first.last_first = number
-        return GameSpec(number, 0, tuple(str(b.id) for b in seated),
-                        game_seed(self.contest.seed, number))
+            b.last_played = spec.group
+        seated[0].last_first = spec.group
+        return spec
 
     def _plan_challenge(self) -> Flight | None:
+        """A batch of the first challenge with games left to plan."""
         for c in self.challenges.values():
             if c.planned >= c.games:
                 continue
-            hill = self.hills[c.hill].hill
+            players = self.hills[c.hill].hill.players
             specs: list[GameSpec] = []
             while c.planned < c.games and len(specs) < NEW_BOT_BATCH:
-                i = c.planned
-                group = [c.bot] + [c.opponents[(i + j) % len(c.opponents)]
-                                   for j in range(hill.players - 1)]
-                shift = i % len(group)
-                group = group[shift:] + group[:shift]
-                number = self.next_number
+                specs.append(planning.plan_challenge(c.bot, c.opponents, players, c.planned,
+                                                     self.contest.seed, self.next_number))
                 self.next_number += 1
-                specs.append(GameSpec(number, 0, tuple(str(b) for b in group),
-                                      game_seed(self.contest.seed, number)))
                 c.planned += 1
             return Flight(c.hill, specs, c.id)
         return None
@@ -620,8 +565,8 @@ class Ladder:
         while self.played:
             flight = self.played[0]
             try:
-                stored = self.store(self.hills[flight.hill].hill, flight.records or [],
-                                    flight.challenge)
+                stored = store.store_games(self.db, flight.hill, flight.records or [],
+                                           flight.challenge)
             except Exception as e:
                 self._trouble("store", failed_write(e, "the store could not be written"))
                 return False
@@ -660,48 +605,6 @@ class Ladder:
             for record in stored:
                 self.publish("game", public_game(flight.hill, record))
 
-    def store(self, hill: Hill, records: list[GameRecord],
-              challenge: int | None) -> list[GameRecord]:
-        """Store a batch in one transaction; the records stored now. A game whose number is
-        stored already (played again after a failure, or stored by another server) is left
-        as it is, its seats too."""
-        if not records:
-            return []
-        now = time.time()
-        stored = []
-        with self.db.write() as c:
-            for r in records:
-                new = c.execute(
-                    "INSERT OR IGNORE INTO games (id, hill, seed, bots, result, rounds, scores,"
-                    " winners, faults, rated, challenge, engine, played) VALUES "
-                    "(?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                    (r.group, hill.key, r.seed, json.dumps([int(k) for k in r.seats]),
-                     r.result, r.rounds, json.dumps(list(r.scores)),
-                     json.dumps(list(r.winners)),
-                     json.dumps([f.to_json() for f in r.faults]), int(challenge is None),
-                     challenge, __version__, now)).rowcount
-                if not new:
-                    continue
-                stored.append(r)
-                for seat, k in enumerate(r.seats, 1):
-                    c.execute("INSERT OR IGNORE INTO seats VALUES (?,?,?)", (r.group, int(k),
-                                                                               seat))
-                    c.execute("UPDATE bots SET last_played=max(last_played, ?) WHERE id=?",
-                              (r.group, int(k)))
-            if challenge is not None:
-                count = c.execute("SELECT count(*) FROM games WHERE challenge=?",
-                                  (challenge,)).fetchone()[0]
-                games = c.execute("SELECT games FROM challenges WHERE id=?",
-                                  (challenge,)).fetchone()[0]
-                if count >= games:
-                    c.execute("UPDATE challenges SET status='done' WHERE id=?", (challenge,))
-        return stored
-
-    def _set_challenge_status(self, challenge: int, status: str) -> None:
-        with self.db.write() as c:
-            c.execute("UPDATE challenges SET status=? WHERE id=? AND status != 'done' "
-                      "AND status != ?", (status, challenge, status))
-
     # -- standings -----------------------------------------------------------------------
 
     def refit(self, state: HillState) -> None:
@@ -734,15 +637,9 @@ class Ladder:
         pushed = []
         if hill.size and not provisional and len(ranked) > hill.size:
             pushed = [int(s.sha256) for s in ranked[hill.size:]]
-        with self.db.write() as c:
-            if last:
-                for s in ordered:
-                    if s.games:
-                        c.execute("INSERT OR REPLACE INTO ratings VALUES (?,?,?,?)",
-                                  (int(s.sha256), last, s.mu, s.sigma))
-            for gone in pushed:
-                c.execute("UPDATE bots SET active=0, left_why='pushed off' WHERE id=?",
-                          (gone,))
+        rated = [(int(s.sha256), s.mu, s.sigma) for s in ordered
+                 if s.games and s.mu is not None and s.sigma is not None]  # the fit gives each both
+        store.store_fit(self.db, last, rated, pushed)
         with self.lock:
             state.rows = [r for r in rows if r["bot"] not in pushed]
             state.order = [r["bot"] for r in state.rows]
@@ -789,13 +686,6 @@ class Ladder:
     def standings(self, hill: str) -> list[dict[str, Any]]:
         with self.lock:
             return list(self.hills[hill].rows)
-
-
-# The active bots: on the ladder, their author not revoked (whatever `--revoke` writes).
-ACTIVE_IDS = ("SELECT b.id, b.hill FROM bots b JOIN people p ON p.id = b.author "
-              "WHERE b.active = 1 AND p.revoked = 0")
-ACTIVE_BOTS = ("SELECT b.*, p.name AS author_name FROM bots b JOIN people p "
-               "ON p.id = b.author WHERE b.active = 1 AND p.revoked = 0")
 
 
 def bot_of(row: Any) -> Bot:
