@@ -303,7 +303,7 @@ def _class_of(directory: Path, students: int = 100) -> None:
 
 def _classroom() -> list[Row]:
     from moonasm.server.config import load as load_contest
-    from moonasm.server.courses import optimum
+    from moonasm.server.views.courses import optimum
     from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv
 
     rows: list[Row] = []

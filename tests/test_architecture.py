@@ -48,6 +48,17 @@ def test_the_layers_are_the_import_contracts() -> None:
     assert {m for layer in documented for m in layer} == _modules()
 
 
+def test_every_area_of_the_site_is_in_the_independence_contract() -> None:
+    """A new area module (moonasm/server/views/) is independent of the others as soon as it
+    exists: the contract lists every one, and nothing else."""
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    listed = next(c["modules"] for c in contracts["contracts"] if c["type"] == "independence")
+    views = ROOT / "moonasm" / "server" / "views"
+    areas = {f"moonasm.server.views.{p.stem}" for p in views.glob("*.py")
+             if p.stem not in ("__init__", "shared")}
+    assert sorted(listed) == sorted(areas)
+
+
 HEAVY = ("moonasm.server", "moonasm.solve", "starlette", "uvicorn", "jinja2", "numpy", "dask",
          "distributed", "pygls", "httpx", "multipart")
 

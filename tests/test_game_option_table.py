@@ -224,9 +224,10 @@ def test_a_game_described(options: GameOptions, players: int, words: list[str]) 
 
 
 def test_a_hill_page_describes_its_games_in_plays_words() -> None:
-    from moonasm.server import config, pages
+    from moonasm.server import config
+    from moonasm.server.views import hills
 
     hill = config.parse(HILL + "events = true\nsize = 5\n", "contest.toml").hills[0]
-    assert pages.describe(hill) == ("competitive game, 4 bits, levels medium/novice, "
+    assert hills.describe(hill) == ("competitive game, 4 bits, levels medium/novice, "
                                     "hackers 2 copy, events, 2 bots a game, "
                                     "king of the hill (size 5)")

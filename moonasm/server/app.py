@@ -1,5 +1,5 @@
-"""The web application: every area's routing table, the static files, the error answers and
-the security layer, around one `Site` (spec §10, §11)."""
+"""The web application: every area's routing table (`views/`), the static files, the error
+answers and the security layer, around one `Site` (spec §10, §11)."""
 
 from __future__ import annotations
 
@@ -18,26 +18,16 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from moonasm.contest import execute
-from moonasm.server import (
-    admin,
-    config,
-    courses,
-    games,
-    guard,
-    health,
-    hills,
-    pages,
-    playground,
-    submissions,
-)
+from moonasm.server import config, guard
 from moonasm.server.db import STORE_NAME, Database
 from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
 from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
+from moonasm.server.views import admin, auth, bots, courses, games, health, hills, playground
 
-AREAS = (hills, submissions, games, admin, playground, courses, pages, health)
+AREAS = (hills, bots, games, auth, admin, playground, courses, health)
 
 
 def build(directory: Path, where: execute.Where,

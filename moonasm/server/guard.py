@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from itertools import accumulate
 from typing import Any
 
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse as _StarletteJSON
 from starlette.responses import Response
@@ -198,19 +199,6 @@ def error(status: int, message: str, **extra: Any) -> Response:
     return JSONResponse({"error": message, **extra}, status)
 
 
-async def api_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own HTTP errors (404 no route, 405 method) in the API's JSON form."""
-    from starlette.exceptions import HTTPException
-
-    if isinstance(exc, ApiError):
-        return exc.response()
-    if isinstance(exc, HTTPException):
-        message = {404: "no such page or resource", 405: "method not allowed"}.get(
-            exc.status_code, str(exc.detail))
-        return JSONResponse({"error": message}, exc.status_code, headers=exc.headers)
-    raise exc
-
-
 # -- who is asking ---------------------------------------------------------------------------
 
 def bearer(request: Request) -> str | None:
@@ -301,6 +289,26 @@ def whole(text: str) -> int | None:
         return None
     number = int(text)
     return number if number <= BIGGEST else None
+
+
+class Id(Convertor[int]):
+    """A path's `{NAME:id}` (a bot, a game, a challenge): the number `whole` reads. Anything
+    else in its place is 404 `no such id 'TEXT'`, raised as the route matches — no bot, game
+    or challenge can have that id, and the handler only ever sees an int."""
+
+    regex = "[^/]+"
+
+    def convert(self, value: str) -> int:
+        number = whole(value)
+        if number is None:
+            raise ApiError(404, f"no such id '{value}'")
+        return number
+
+    def to_string(self, value: int) -> str:
+        return str(int(value))
+
+
+register_url_convertor("id", Id())  # before any route is declared: areas import guard first
 
 
 _KINDS = {int: "a whole number", str: "a string", list: "a list", dict: "an object"}

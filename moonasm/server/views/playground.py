@@ -98,7 +98,7 @@ async def post_program(request: Request) -> Response:
 
 @reads
 def get_program(site: Site, request: Request) -> Response:
-    return JSONResponse({"source": shared(site, request.path_params["id"])})
+    return JSONResponse({"source": shared(site, request.path_params["share"])})
 
 
 @reads
@@ -108,7 +108,7 @@ def play_page(site: Site, request: Request) -> Response:
 
 @reads
 def shared_page(site: Site, request: Request) -> Response:
-    ident = request.path_params["id"]
+    ident = request.path_params["share"]
     return site.page(request, "play.html", source=shared(site, ident), share=ident)
 
 
@@ -140,10 +140,10 @@ async def moon_mode_js(request: Request) -> Response:
 
 ROUTES = [
     Route("/play", play_page, methods=["GET"]),
-    Route("/p/{id}", shared_page, methods=["GET"]),
+    Route("/p/{share}", shared_page, methods=["GET"]),
     Route("/api/check", post_check, methods=["POST"]),
     Route("/api/run", post_run, methods=["POST"]),
     Route("/api/programs", post_program, methods=["POST"]),
-    Route("/api/programs/{id}", get_program, methods=["GET"]),
+    Route("/api/programs/{share}", get_program, methods=["GET"]),
     Route("/static/moon-words.js", moon_mode_js, methods=["GET"]),
 ]

@@ -1,41 +1,33 @@
-"""Games, their logs, challenges and the live event stream (spec §10).
+"""Games (spec §10): a game's page `/games/ID` (the report's replay viewer), the API's
+`GET /api/games`, `/api/games/ID` and `/api/games/ID/log`, and the live event stream
+`GET /api/events`.
 
-A game is stored as its seed, its bots (the exact versions) and its outcome; its log is
-played again on demand (`moonasm.contest.stored.game_log`, the same code `moonasm replay
-STORE --game` uses), with the fault statements, messages and states of the seats the reader
-may not see set to null. Challenge games are unrated and visible to the challenger and the
-admin only.
+A game is stored as its seed, its bots (the exact versions) and its outcome; its log and its
+page are played again on demand in a worker process (`moonasm.contest.stored`, the same code
+`moonasm replay STORE --game` uses), with the fault statements, messages and states of the
+seats the reader may not see set to null. Challenge games are unrated and visible to the
+challenger and the admin only.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import sqlite3
-import time
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from moonasm.server import guard, shapes
+from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
-from moonasm.server.ladder import Challenge, record_of
+from moonasm.server.ladder import record_of
 from moonasm.server.people import Person
 from moonasm.server.site import Site, readable_bots, reads, site_of
-from moonasm.server.submissions import _id
+from moonasm.server.views.shared import game_json, names
 
 LIMIT = 100
-CHALLENGE_GAMES = 20
-
-
-def game_json(site: Site, row: sqlite3.Row, person: Person | None) -> dict[str, Any]:
-    """A stored game as `/api/games` lists it to `person`: fault details only for the seats
-    whose bots they may read."""
-    record = record_of(row)
-    readable = readable_bots(person, site, [int(k) for k in record.seats])
-    shown = {seat for seat, k in enumerate(record.seats, 1) if int(k) in readable}
-    return shapes.game_json(row["hill"], record, bool(row["rated"]), shown)
 
 
 def _visible(site: Site, row: sqlite3.Row, person: Person | None) -> bool:
@@ -97,7 +89,7 @@ def list_games(site: Site, request: Request) -> Response:
 @reads
 def get_game(site: Site, request: Request) -> Response:
     person = guard.caller(request, site.db)
-    row = stored_game(site, _id(request), person)
+    row = stored_game(site, request.path_params["game"], person)
     obj = game_json(site, row, person)
     obj["options"] = site.hill(row["hill"]).options_json()
     obj["engine"] = row["engine"]
@@ -145,7 +137,7 @@ async def get_log(request: Request) -> Response:
 
     def look(request: Request) -> tuple[sqlite3.Row, set[int], tuple[Any, ...]]:
         person = guard.caller(request, site.db)
-        row = stored_game(site, _id(request), person)
+        row = stored_game(site, request.path_params["game"], person)
         ids = json.loads(row["bots"])
         readable = readable_bots(person, site, ids)
         hidden = {seat for seat, i in enumerate(ids, 1) if i not in readable}
@@ -156,57 +148,44 @@ async def get_log(request: Request) -> Response:
     return Response(public_log(text, hidden), media_type="application/x-ndjson")
 
 
-async def post_challenge(request: Request) -> Response:
+def replay_command(site: Site, game: dict[str, Any]) -> str:
+    """`moonasm play bot-ID.masm … --seed S` with the hill's options, every word quoted."""
+    from moonasm.game.options import command_line
+
+    hill = site.hill(game["hill"])
+    words = ["moonasm", "play", *(f"bot-{b}.masm" for b in game["bots"]),
+             "--seed", str(game["seed"]), *command_line(hill.options, hill.players)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+async def game_page(request: Request) -> Response:
+    """The replay viewer of a stored game: what the reader may see looked up on a reader
+    thread, the game played again in a worker process (cached), the page rendered on a
+    reader thread."""
+    from moonasm.contest.stored import game_view
+
     site = site_of(request)
-    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
-    body = await guard.json_body(request)
-    return await site.db.execute_write_fn(_challenge, site, person, body)
 
+    def look(request: Request) -> tuple[dict[str, Any], tuple[Any, ...]]:
+        person = guard.visitor(request, site.db)
+        row = stored_game(site, request.path_params["game"], person)
+        game = game_json(site, row, person)
+        bots = [site.bot(b) for b in game["bots"]]
+        readable = readable_bots(person, site, game["bots"])
+        seats = [(str(b["id"]), b["name"], b["source"]) for b in bots]
+        shown = frozenset(seat for seat, b in enumerate(bots, 1) if b["id"] in readable)
+        return game, (site.hill(row["hill"]).options, str(row["id"]), seats, shown,
+                      row["seed"], row["result"])
 
-def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
-    """A challenge checked and queued (on the writer)."""
-    bot = guard.field_of(body, "bot", int)
-    opponents = guard.field_of(body, "opponents", list)
-    games = guard.field_of(body, "games", int)
-    if not 1 <= games <= CHALLENGE_GAMES:
-        raise ApiError(400, f"'games' is 1-{CHALLENGE_GAMES}")
-    if not opponents or not all(isinstance(o, int) and not isinstance(o, bool)
-                                for o in opponents) or len(opponents) > 10:
-        raise ApiError(400, "'opponents' must be a list of 1-10 bot ids")
-    row = site.bot(bot)
-    if row["author"] != person.id:
-        raise ApiError(403, f"bot {bot} is not yours")
-    if not row["active"]:
-        raise ApiError(409, f"bot {bot} is not on the ladder ({row['left_why']})")
-    hill = site.hill(row["hill"])
-    if site.frozen(hill.key):
-        raise ApiError(403, f"hill '{hill.key}' is frozen: no challenges")
-    for o in opponents:
-        other = site.db.one("SELECT hill, active FROM bots WHERE id=?", (o,))
-        if other is None or other["hill"] != hill.key or not other["active"] or o == bot:
-            raise ApiError(400, f"bot {o} is not another active bot of hill '{hill.key}'")
-    site.rates.hit("challenge", f"person:{person.id}")
-    with site.db.write() as c:
-        challenge = c.execute(
-            "INSERT INTO challenges (hill, bot, opponents, games, owner, status, created) "
-            "VALUES (?,?,?,?,?,'queued',?)",
-            (hill.key, bot, json.dumps(opponents), games, person.id, time.time())).lastrowid
-    assert challenge is not None
-    site.ladder.challenge(Challenge(challenge, hill.key, bot, list(opponents), games))
-    return JSONResponse({"challenge": challenge, "status": "queued"}, 202)
+    game, inputs = await site.db.execute_fn(look, request)
+    fragment = await site.replays.get(("view", game["game"], inputs[3]), game_view, *inputs)
 
+    def render(request: Request) -> Response:
+        return site.page(request, "game.html", game=game,
+                         names=names(site, set(game["bots"])), viewer=fragment,
+                         command=replay_command(site, game))
 
-@reads
-def get_challenge(site: Site, request: Request) -> Response:
-    person = guard.require(request, site.db, ["author", "admin"])
-    challenge = _id(request)
-    row = site.db.one("SELECT * FROM challenges WHERE id=?", (challenge,))
-    if row is None or person.role != "admin" and row["owner"] != person.id:
-        raise ApiError(404, f"no challenge {challenge}")
-    games = site.db.all("SELECT * FROM games WHERE challenge=? ORDER BY id", (challenge,))
-    return JSONResponse({"challenge": challenge, "status": row["status"], "bot": row["bot"],
-                         "opponents": json.loads(row["opponents"]),
-                         "games": [game_json(site, g, person) for g in games]})
+    return await site.db.execute_fn(render, request)
 
 
 async def events(request: Request) -> Response:
@@ -220,10 +199,9 @@ async def events(request: Request) -> Response:
 
 
 ROUTES = [
+    Route("/games/{game:id}", game_page, methods=["GET"]),
     Route("/api/games", list_games, methods=["GET"]),
-    Route("/api/games/{id}", get_game, methods=["GET"]),
-    Route("/api/games/{id}/log", get_log, methods=["GET"]),
-    Route("/api/challenges", post_challenge, methods=["POST"]),
-    Route("/api/challenges/{id}", get_challenge, methods=["GET"]),
+    Route("/api/games/{game:id}", get_game, methods=["GET"]),
+    Route("/api/games/{game:id}/log", get_log, methods=["GET"]),
     Route("/api/events", events, methods=["GET"]),
 ]

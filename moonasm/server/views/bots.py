@@ -1,0 +1,298 @@
+"""Bots (spec §10): submitting one (`POST /api/hills/KEY/bots` and the `/submit` form, which
+share `submit`), its page `/bots/ID` (versions, rating chart, faults, games, source), its
+JSON `GET /api/bots/ID`, withdrawing it (`DELETE /api/bots/ID`), and its challenges — unrated
+games against chosen opponents, `POST /api/challenges` and `GET /api/challenges/ID`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from moonasm.contest.runner import FaultRecord
+from moonasm.diagnostics import Diagnostic, count
+from moonasm.server import guard, people, shapes
+from moonasm.server.config import Hill
+from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.ladder import Bot, Challenge
+from moonasm.server.people import Person, name_problem
+from moonasm.server.runs import CHECKS_WAITING
+from moonasm.server.site import Site, may_read, reads, site_of, writes
+from moonasm.server.views.shared import chart, game_json, names, recent
+
+SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
+CHALLENGE_GAMES = 20
+
+
+# -- submitting --------------------------------------------------------------------------------
+
+class Refused(ApiError):
+    """A bot refused for what it says (422): its diagnostics in the answer's body, and as
+    `moonasm check` prints them (`shown`) for the submit form, which shows them."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]],
+                 shown: list[str]) -> None:
+        super().__init__(422, message, diagnostics=diagnostics)
+        self.shown = shown
+
+
+async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict[str, Any]:
+    """Check and store a bot for `person` (an author) in a hill; the 201 answer's object.
+    ApiError 403/409/413/422/429 as spec §10 says. The check runs in a worker process, the
+    store's reads and write on its threads: a submission holds no other request."""
+    from moonasm.game.bots import submitted
+
+    hill = site.hill(hill_key)
+    if await site.db.execute_fn(site.frozen, hill.key):
+        raise ApiError(403, f"hill '{hill.key}' is frozen: it takes no submissions")
+    if len(data) > guard.BOT_LIMIT:
+        raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
+    site.rates.hit("submit", f"person:{person.id}")
+    named, errors, shown = await site.runs.call(submitted, data, hill.options.bits,
+                                                SUBMISSION, waiting=CHECKS_WAITING)
+    if errors:
+        raise Refused(f"the bot is not valid ({count(len(errors), 'error')})", errors, shown)
+    name = named or "bot"
+    problem = name_problem(name)
+    if problem is not None:
+        d = Diagnostic.unplaced("usage", problem)
+        raise Refused(f"the bot's .name: {problem}", [d.to_json(SUBMISSION)],
+                      [d.render(SUBMISSION, None)])
+    return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
+
+
+def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
+               name: str) -> dict[str, Any]:
+    """The checked bot stored as the author's new bot or new version (on the writer)."""
+    source = data.decode("utf-8-sig")
+    sha = hashlib.sha256(data).hexdigest()
+    with site.db.write() as c:
+        mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
+                         "active=1", (hill.key, person.id)).fetchall()
+        same = [r["id"] for r in mine if r["sha256"] == sha]
+        if same:
+            raise ApiError(409, f"this source is already active in hill '{hill.key}' "
+                                f"(your bot {same[0]})")
+        replaced = [r["id"] for r in mine if r["name"] == name]
+        if not replaced and len(mine) >= hill.bots_per_author:
+            raise ApiError(409, f"you have {len(mine)} active bot{'s' * (len(mine) != 1)} in "
+                                f"hill '{hill.key}' (at most {hill.bots_per_author}): submit "
+                                f"a new version under the same .name, or withdraw one first")
+        version = 1 + (c.execute("SELECT max(version) FROM bots WHERE hill=? AND author=? AND "
+                                 "name=?", (hill.key, person.id, name)).fetchone()[0] or 0)
+        for old in replaced:
+            c.execute("UPDATE bots SET active=0, left_why='new version' WHERE id=?", (old,))
+        bot_id = c.execute(
+            "INSERT INTO bots (hill, author, name, version, source, sha256, open, submitted) "
+            "VALUES (?,?,?,?,?,?,?,?)", (hill.key, person.id, name, version, source, sha,
+                                         int(hill.open), time.time())).lastrowid
+    assert bot_id is not None
+    site.ladder.added(Bot(bot_id, hill.key, person.id, person.name, name, version, source,
+                          sha), replaced)
+    return {"bot": bot_id, "name": name, "author": person.name, "version": version,
+            "sha256": sha, "hill": hill.key}
+
+
+async def post_bot(request: Request) -> Response:
+    site = site_of(request)
+    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
+    kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
+    if kind != "text/plain":
+        raise ApiError(415, "send the bot's source as text/plain")
+    data = await request.body()
+    return JSONResponse(await submit(site, person, request.path_params["key"], data), 201)
+
+
+@reads
+def submit_form(site: Site, request: Request) -> Response:
+    return site.page(request, "submit.html", hill=request.query_params.get("hill"), source="")
+
+
+async def submit_post(request: Request) -> Response:
+    site = site_of(request)
+    async with request.form(max_files=1, max_fields=10) as form:
+        guard.check_form(request, form)
+        token = form.get("token")
+        hill = form.get("hill")
+        upload = form.get("file")
+        data = b""
+        if upload is not None and not isinstance(upload, str) and upload.filename:
+            data = await upload.read(guard.BOT_LIMIT + 1)
+        source = form.get("source")
+        if not data and isinstance(source, str):
+            data = source.replace("\r\n", "\n").encode("utf-8", "surrogatepass")
+    person = await site.db.execute_fn(_submitter, site, request, token)
+    shown = source if isinstance(source, str) else ""
+    context: dict[str, Any] = {"hill": hill, "source": shown}
+    if person is None or person.role != "author":
+        return await site.db.execute_fn(
+            _submit_page, site, request, 401 if person is None else 403,
+            {"error": "an author's token is needed to submit a bot", **context})
+    if not isinstance(hill, str) or not data:
+        return await site.db.execute_fn(_submit_page, site, request, 400, {
+            "error": "choose a hill and give a bot (a file or its pasted source)", **context})
+    try:
+        accepted = await submit(site, person, hill, data)
+    except ApiError as e:
+        return await site.db.execute_fn(_submit_page, site, request, e.status, {
+            "error": e.message, "diagnostics": e.shown if isinstance(e, Refused) else [],
+            **context})
+    return await site.db.execute_fn(_submit_page, site, request, 201,
+                                    {"accepted": accepted, **context})
+
+
+def _submitter(site: Site, request: Request, token: Any) -> Person | None:
+    """Who submits from the form: the signed-in visitor, else the token's holder."""
+    person = guard.visitor(request, site.db)
+    if person is None and isinstance(token, str) and token:
+        site.rates.hit("signin", guard.client_key(request))  # a sign-in, however brief
+        person = people.find(site.db, token)
+    return person
+
+
+def _submit_page(site: Site, request: Request, status: int,
+                 context: dict[str, Any]) -> Response:
+    return site.page(request, "submit.html", status, **context)
+
+
+# -- a bot -------------------------------------------------------------------------------------
+
+def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
+    """`GET /api/bots/ID`: what anyone may see, and the source, fault statements and states
+    for those allowed."""
+    row = site.bot(bot)
+    allowed = may_read(person, row)
+    games = site.db.read().execute("SELECT count(*) FROM seats s JOIN games g ON "
+                                   "g.id = s.game WHERE s.bot=? AND g.rated=1",
+                                   (bot,)).fetchone()[0]
+    history = [{"game": r["game"], "mu": round(r["mu"], 3), "sigma": round(r["sigma"], 3)}
+               for r in site.db.all("SELECT game, mu, sigma FROM ratings WHERE bot=? "
+                                    "ORDER BY game", (bot,))]
+    faults = [shapes.fault_json(g["id"], f, allowed)
+              for g in site.db.all("SELECT g.id, g.faults, s.seat FROM seats s JOIN games g "
+                                   "ON g.id = s.game WHERE s.bot=? AND g.faults != '[]' AND "
+                                   "(g.rated=1 OR ?) ORDER BY g.id", (bot, int(allowed)))
+              for f in map(FaultRecord.from_json, json.loads(g["faults"]))
+              if f.seat == g["seat"]]
+    standing = next((r for r in site.ladder.standings(row["hill"]) if r["bot"] == bot), None)
+    return {"bot": bot, "name": row["name"], "author": row["author_name"], "hill": row["hill"],
+            "version": row["version"], "active": bool(row["active"]),
+            "left": row["left_why"], "sha256": row["sha256"] if allowed else None,
+            "games": games, "rating": standing["rating"] if standing else None,
+            "history": history, "faults": faults,
+            "source": row["source"] if allowed else None}
+
+
+@reads
+def get_bot(site: Site, request: Request) -> Response:
+    return JSONResponse(bot_json(site, request.path_params["bot"],
+                                 guard.caller(request, site.db)))
+
+
+@reads
+def bot_page(site: Site, request: Request) -> Response:
+    person = guard.visitor(request, site.db)
+    bot = bot_json(site, request.path_params["bot"], person)
+    row = site.bot(bot["bot"])
+    versions = site.db.all("SELECT id, version, active, left_why FROM bots WHERE hill=? AND "
+                           "author=? AND name=? ORDER BY version", (row["hill"], row["author"],
+                                                                  row["name"]))
+    games = recent(site, person, "JOIN seats s ON s.game = g.id AND s.bot=? "
+                   "WHERE g.rated=1", (bot["bot"],))
+    named = names(site, {b for g in games for b in g["bots"]} | {bot["bot"]})
+    return site.page(request, "bot.html", bot=bot, versions=versions, recent=games,
+                     names=named, hill=None, bot_id=bot["bot"],
+                     chart=chart(site, [bot["bot"]], named))
+
+
+def withdraw(site: Site, person: Person, bot: int) -> None:
+    row = site.bot(bot)
+    if person.role != "admin" and person.id != row["author"]:
+        raise ApiError(403, "only its author or the admin may withdraw a bot")
+    if site.frozen(row["hill"]):
+        raise ApiError(403, f"hill '{row['hill']}' is frozen: no withdrawals")
+    if not row["active"]:
+        raise ApiError(409, f"bot {bot} is not on the ladder ({row['left_why']})")
+    with site.db.write() as c:
+        c.execute("UPDATE bots SET active=0, left_why='withdrawn' WHERE id=?", (bot,))
+    site.ladder.left(row["hill"], bot)
+
+
+@writes
+def delete_bot(site: Site, request: Request) -> Response:
+    withdraw(site, guard.require(request, site.db, ["author", "admin"]),
+             request.path_params["bot"])
+    return Response(status_code=204)
+
+
+# -- challenges --------------------------------------------------------------------------------
+
+async def post_challenge(request: Request) -> Response:
+    site = site_of(request)
+    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
+    body = await guard.json_body(request)
+    return await site.db.execute_write_fn(_challenge, site, person, body)
+
+
+def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
+    """A challenge checked and queued (on the writer)."""
+    bot = guard.field_of(body, "bot", int)
+    opponents = guard.field_of(body, "opponents", list)
+    games = guard.field_of(body, "games", int)
+    if not 1 <= games <= CHALLENGE_GAMES:
+        raise ApiError(400, f"'games' is 1-{CHALLENGE_GAMES}")
+    if not opponents or not all(isinstance(o, int) and not isinstance(o, bool)
+                                for o in opponents) or len(opponents) > 10:
+        raise ApiError(400, "'opponents' must be a list of 1-10 bot ids")
+    row = site.bot(bot)
+    if row["author"] != person.id:
+        raise ApiError(403, f"bot {bot} is not yours")
+    if not row["active"]:
+        raise ApiError(409, f"bot {bot} is not on the ladder ({row['left_why']})")
+    hill = site.hill(row["hill"])
+    if site.frozen(hill.key):
+        raise ApiError(403, f"hill '{hill.key}' is frozen: no challenges")
+    for o in opponents:
+        other = site.db.one("SELECT hill, active FROM bots WHERE id=?", (o,))
+        if other is None or other["hill"] != hill.key or not other["active"] or o == bot:
+            raise ApiError(400, f"bot {o} is not another active bot of hill '{hill.key}'")
+    site.rates.hit("challenge", f"person:{person.id}")
+    with site.db.write() as c:
+        challenge = c.execute(
+            "INSERT INTO challenges (hill, bot, opponents, games, owner, status, created) "
+            "VALUES (?,?,?,?,?,'queued',?)",
+            (hill.key, bot, json.dumps(opponents), games, person.id, time.time())).lastrowid
+    assert challenge is not None
+    site.ladder.challenge(Challenge(challenge, hill.key, bot, list(opponents), games))
+    return JSONResponse({"challenge": challenge, "status": "queued"}, 202)
+
+
+@reads
+def get_challenge(site: Site, request: Request) -> Response:
+    person = guard.require(request, site.db, ["author", "admin"])
+    challenge = request.path_params["challenge"]
+    row = site.db.one("SELECT * FROM challenges WHERE id=?", (challenge,))
+    if row is None or person.role != "admin" and row["owner"] != person.id:
+        raise ApiError(404, f"no challenge {challenge}")
+    games = site.db.all("SELECT * FROM games WHERE challenge=? ORDER BY id", (challenge,))
+    return JSONResponse({"challenge": challenge, "status": row["status"], "bot": row["bot"],
+                         "opponents": json.loads(row["opponents"]),
+                         "games": [game_json(site, g, person) for g in games]})
+
+
+ROUTES = [
+    Route("/submit", submit_form, methods=["GET"]),
+    Route("/submit", submit_post, methods=["POST"]),
+    Route("/api/hills/{key}/bots", post_bot, methods=["POST"]),
+    Route("/bots/{bot:id}", bot_page, methods=["GET"]),
+    Route("/api/bots/{bot:id}", get_bot, methods=["GET"]),
+    Route("/api/bots/{bot:id}", delete_bot, methods=["DELETE"]),
+    Route("/api/challenges", post_challenge, methods=["POST"]),
+    Route("/api/challenges/{challenge:id}", get_challenge, methods=["GET"]),
+]

@@ -1,0 +1,129 @@
+"""Hills (spec §10): the index `/` with each hill's live standings, a hill's page
+`/hills/KEY` (standings, recent games, the leaders' rating chart), its final's report
+`/hills/KEY/final`, and their JSON, `GET /api/hills` and `GET /api/hills/KEY/standings`.
+The standings are the ladder's cache of §7.1's one function, refitted at most once a
+second."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from moonasm.server import finals, guard
+from moonasm.server.config import Hill
+from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.site import Site, reads, site_of
+from moonasm.server.views.shared import chart, names, recent
+
+CHART_BOTS = 5
+
+
+def describe(hill: Hill) -> str:
+    """The hill's games in `play`'s words (`options.describe`), then what is the hill's own."""
+    from moonasm.game.options import describe as options_words
+
+    parts = [*options_words(hill.options, hill.players),
+             f"{hill.players} bot{'s' * (hill.players != 1)} a game"]
+    if hill.size:
+        parts.append(f"king of the hill (size {hill.size})")
+    return ", ".join(parts)
+
+
+def hills_json(site: Site) -> dict[str, Any]:
+    out = []
+    for hill in site.contest.hills:
+        state = site.ladder.hills[hill.key]
+        out.append({"key": hill.key, "title": hill.title, "options": hill.options_json(),
+                    "bots": len(state.bots), "games": state.games,
+                    "frozen": site.frozen(hill.key)})
+    return {"hills": out}
+
+
+def standings_json(site: Site, key: str) -> dict[str, Any]:
+    hill = site.hill(key)
+    return {"hill": hill.key, "games": site.ladder.hills[hill.key].games,
+            "standings": site.ladder.standings(hill.key)}
+
+
+@reads
+def get_hills(site: Site, request: Request) -> Response:
+    return JSONResponse(hills_json(site))
+
+
+async def get_standings(request: Request) -> Response:
+    site = site_of(request)
+    hill = site.hill(request.path_params["key"])
+    return Response(site.standings_body(hill), media_type="application/json")
+
+
+@reads
+def index(site: Site, request: Request) -> Response:
+    hills = [{"hill": h, "frozen": site.frozen(h.key), "description": describe(h),
+              "games": site.ladder.hills[h.key].games, "table": site.standings_table(h, 10)}
+             for h in site.contest.hills]
+    return site.page(request, "index.html", hills=hills)
+
+
+@reads
+def hill_page(site: Site, request: Request) -> Response:
+    hill = site.hill(request.path_params["key"])
+    person = guard.visitor(request, site.db)
+    standing = standings_json(site, hill.key)
+    games = recent(site, person, "WHERE g.hill=? AND g.rated=1", (hill.key,))
+    leaders = [r["bot"] for r in standing["standings"][:CHART_BOTS]]
+    named = names(site, {b for g in games for b in g["bots"]} | set(leaders))
+    final = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
+    return site.page(request, "hill.html", hill=hill, table=site.standings_table(hill),
+                     games=standing["games"], recent=games, names=named,
+                     frozen=site.frozen(hill.key), description=describe(hill),
+                     chart=chart(site, leaders, named), final=final and final["status"])
+
+
+@reads
+def final_page(site: Site, request: Request) -> Response:
+    """The final's report (spec §10.1): the public form to anyone, the full one with `full=1`
+    to the admin only (signed in, or by Bearer token: an organiser's script downloads it).
+    Either way its viewer's script and style are loaded as files (no inline script under the
+    site's policy), with the site's icon (else a browser asks for /favicon.ico)."""
+    from moonasm.contest.report import static_text
+
+    hill = site.hill(request.path_params["key"])
+    full = request.query_params.get("full") == "1"
+    if full:
+        person = guard.caller(request, site.db) or guard.visitor(request, site.db)
+        if person is None:
+            raise ApiError(401, "the full report is the admin's: sign in, or send "
+                           "Authorization: Bearer TOKEN", {"WWW-Authenticate": "Bearer"})
+        if person.role != "admin":
+            raise ApiError(403, "the full report is the admin's only")
+    row = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
+    path = finals.report(site, hill.key, full)
+    state = None
+    if row is None:
+        state = "no final has been played"
+    elif row["status"] != "done":
+        state = f"the final is {row['status']}"
+    elif not path.is_file():  # a final reported before the public form existed
+        state = "the final's report is from an older moonasm; play the final again"
+    if state is not None:
+        return site.page(request, "error.html", 404, status=404,
+                         message=f"Hill '{hill.title}': {state}.")
+    text = path.read_text(encoding="utf-8")
+    text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
+                        '<link rel="stylesheet" href="/static/viewer.css">\n'
+                        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">')
+    text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
+                        '<script src="/static/viewer.js"></script>')
+    return HTMLResponse(text)
+
+
+ROUTES = [
+    Route("/", index, methods=["GET"]),
+    Route("/hills/{key}", hill_page, methods=["GET"]),
+    Route("/hills/{key}/final", final_page, methods=["GET"]),
+    Route("/api/hills", get_hills, methods=["GET"]),
+    Route("/api/hills/{key}/standings", get_standings, methods=["GET"]),
+]
