@@ -47,7 +47,7 @@ def build(directory: Path, where: execute.Where,
     routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
     routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
                for name in ("viewer.js", "viewer.css")]
-    routes.append(Mount("/static", StaticFiles(directory=str(STATIC))))
+    routes.append(Mount("/static", StaticFiles(directory=str(STATIC)), name="static"))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -65,6 +65,10 @@ def build(directory: Path, where: execute.Where,
                     exception_handlers={ApiError: answer_error, HTTPException: answer_error,
                                         404: answer_error, 405: answer_error})
     app.state.site = site
+    # links are built from the routes' names, never spelled out: `url('bot', bot=3)` in a
+    # template, and for a page's script the pattern it fills in, `pattern('bot')`: /bots/{bot}
+    patterns = {r.name: r.path_format for r in app.routes if isinstance(r, Route)}
+    templates.env.globals.update(url=app.url_path_for, pattern=patterns.__getitem__)
     app.add_middleware(guard.Guard)
     return app
 

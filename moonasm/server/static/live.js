@@ -1,11 +1,14 @@
 // Live pages: standings tables and game lists refresh when the server says something changed
-// (Server-Sent Events from /api/events). No framework, no inline script (the site's policy).
+// (Server-Sent Events). No framework, no inline script (the site's policy). The page gives its
+// URLs (the body's data-*-url: a route's pattern, such as /bots/{bot}, filled in here).
 "use strict";
 (function () {
   const tables = document.querySelectorAll("table.standings[data-hill]");
   const gameTables = document.querySelectorAll("table.games");
   const counts = document.querySelectorAll(".games-count[data-hill]");
   if (!tables.length && !gameTables.length && !counts.length) return;
+  const urls = document.body.dataset;
+  const fill = (pattern, value) => pattern.replace(/\{[a-z]+\}/, encodeURIComponent(value));
 
   function cell(row, text, cls) {
     const td = row.insertCell();
@@ -21,7 +24,7 @@
   }
 
   async function refreshStandings(hill) {
-    const answer = await fetch("/api/hills/" + encodeURIComponent(hill) + "/standings");
+    const answer = await fetch(fill(urls.standingsUrl, hill));
     if (!answer.ok) return;
     const data = await answer.json();
     document.querySelectorAll('table.standings[data-hill="' + CSS.escape(hill) + '"]').forEach((table) => {
@@ -32,7 +35,7 @@
         const row = body.insertRow();
         if (r.provisional) row.className = "provisional";
         cell(row, r.rank);
-        link(cell(row, "", "name"), "/bots/" + r.bot, r.name);
+        link(cell(row, "", "name"), fill(urls.botUrl, r.bot), r.name);
         cell(row, r.author, "name");
         cell(row, r.version);
         cell(row, r.rating.mu.toFixed(1) + " ± " + r.rating.sigma.toFixed(1));
@@ -57,11 +60,11 @@
       const empty = body.querySelector("td.muted");
       if (empty) body.replaceChildren();
       const row = body.insertRow(0);
-      link(cell(row, ""), "/games/" + game.game, String(game.game));
+      link(cell(row, ""), fill(urls.gameUrl, game.game), String(game.game));
       const bots = cell(row, "", "name");
       game.bots.forEach((b, i) => {
         if (i) bots.appendChild(document.createTextNode(" · "));
-        link(bots, "/bots/" + b, "bot " + b);
+        link(bots, fill(urls.botUrl, b), "bot " + b);
       });
       cell(row, game.scores.join(" – "));
       cell(row, game.winners.join(", ") || "—");
@@ -73,7 +76,7 @@
 
   const pending = new Set();
   let timer = null;
-  const source = new EventSource("/api/events");
+  const source = new EventSource(urls.eventsUrl);
   source.addEventListener("standings", (e) => {
     pending.add(JSON.parse(e.data).hill);
     if (timer === null) {

@@ -1,8 +1,8 @@
 // The playground and the course puzzles: a CodeMirror editor with MOON highlighting (its words
-// from the instruction table, /static/moon-words.js), the checker's diagnostics under the line
+// from the instruction table, moon-words.js), the checker's diagnostics under the line
 // as one types, Run with a statement-by-statement step-through (bit lamps, power left, the
 // line marked), Share, and a puzzle's Submit. The text is kept in local storage across reloads.
-// No inline script, nothing from the network (the site's policy).
+// No inline script, nothing from the network (the site's policy); its URLs are #play's data-*-url.
 "use strict";
 (function () {
   const root = document.getElementById("play");
@@ -108,7 +108,7 @@
     clearTimeout(checkTimer);
     checkTimer = setTimeout(async () => {
       const mine = ++checked;
-      const [code, data] = await post("/api/check", JSON.stringify({ source: full() }));
+      const [code, data] = await post(root.dataset.checkUrl, JSON.stringify({ source: full() }));
       if (mine !== checked) return; // a newer check is on its way
       if (code === 200) showDiagnostics(data.diagnostics);
       else status.textContent = data.error || `check failed (${code})`;
@@ -170,7 +170,7 @@
   }
   async function run() {
     status.textContent = "running…";
-    const [code, data] = await post("/api/run", JSON.stringify({ source: full() }));
+    const [code, data] = await post(root.dataset.runUrl, JSON.stringify({ source: full() }));
     if (code !== 200) { status.textContent = data.error || `run failed (${code})`; return; }
     result = data;
     trace = data.trace;
@@ -204,12 +204,12 @@
   // -- share ----------------------------------------------------------------------------------
   if ($("share")) {
     $("share").addEventListener("click", async () => {
-      const [code, data] = await post("/api/programs", JSON.stringify({ source: editor.getValue() }));
+      const [code, data] = await post(root.dataset.shareUrl, JSON.stringify({ source: editor.getValue() }));
       if (code !== 201) { status.textContent = data.error || `share failed (${code})`; return; }
       const link = document.createElement("a");
       link.id = "shared-link";
-      link.href = "/p/" + data.id;
-      link.textContent = location.origin + "/p/" + data.id;
+      link.href = root.dataset.sharedUrl.replace("{share}", encodeURIComponent(data.id));
+      link.textContent = location.origin + link.pathname;
       status.replaceChildren(document.createTextNode("shared: "), link);
     });
   }

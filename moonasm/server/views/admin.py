@@ -8,6 +8,7 @@ final (`moonasm.server.finals` plays it; the hills area serves its report).
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -66,10 +67,10 @@ def disable(site: Site, request: Request) -> Response:
 
 async def final(request: Request) -> Response:
     site, body = await _admin_body(request)
-    return await site.db.execute_write_fn(_start_final, site, body)
+    return await site.db.execute_write_fn(_start_final, site, body, request.app.url_path_for)
 
 
-def _start_final(site: Site, body: dict[str, Any]) -> Response:
+def _start_final(site: Site, body: dict[str, Any], url: Callable[..., str]) -> Response:
     key = _hill_of(body, site)
     games = guard.field_of(body, "games", int)
     if not 1 <= games <= FINAL_GAMES:
@@ -82,12 +83,12 @@ def _start_final(site: Site, body: dict[str, Any]) -> Response:
     threading.Thread(target=finals.play, args=(site, key, games), daemon=True,
                      name=f"final-{key}").start()
     return JSONResponse({"hill": key, "games": games, "status": "running",
-                         "report": f"/hills/{key}/final"}, 202)
+                         "report": url("final", key=key)}, 202)
 
 
 ROUTES = [
-    Route("/api/admin/freeze", freeze, methods=["POST"]),
-    Route("/api/admin/unfreeze", unfreeze, methods=["POST"]),
-    Route("/api/admin/final", final, methods=["POST"]),
-    Route("/api/admin/bots/{bot:id}/disable", disable, methods=["POST"]),
+    Route("/api/admin/freeze", freeze, methods=["POST"], name="api_freeze"),
+    Route("/api/admin/unfreeze", unfreeze, methods=["POST"], name="api_unfreeze"),
+    Route("/api/admin/final", final, methods=["POST"], name="api_final"),
+    Route("/api/admin/bots/{bot:id}/disable", disable, methods=["POST"], name="api_disable"),
 ]

@@ -20,11 +20,12 @@ def signin_form(site: Site, request: Request) -> Response:
 
 
 def _next(request: Request, given: Any = None) -> str:
-    target = given if isinstance(given, str) else request.query_params.get("next", "/")
+    home = request.app.url_path_for("index")
+    target = given if isinstance(given, str) else request.query_params.get("next", home)
     # only a path on this site: no scheme, no host, no backslash tricks
     if not target.startswith("/") or target.startswith("//") or "\\" in target:
-        return "/"
-    return target
+        return str(home)
+    return str(target)
 
 
 async def signin_post(request: Request) -> Response:
@@ -58,13 +59,13 @@ async def signout(request: Request) -> Response:
     session = request.cookies.get(guard.SESSION_COOKIE)
     if session:
         await site.db.execute_write_fn(people.close_session, site.db, session)
-    response = RedirectResponse("/", 303)
+    response = RedirectResponse(request.app.url_path_for("index"), 303)
     response.delete_cookie(guard.SESSION_COOKIE, path="/")
     return response
 
 
 ROUTES = [
-    Route("/signin", signin_form, methods=["GET"]),
-    Route("/signin", signin_post, methods=["POST"]),
-    Route("/signout", signout, methods=["POST"]),
+    Route("/signin", signin_form, methods=["GET"], name="signin"),
+    Route("/signin", signin_post, methods=["POST"], name="signin"),
+    Route("/signout", signout, methods=["POST"], name="signout"),
 ]

@@ -287,12 +287,12 @@ def get_challenge(site: Site, request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/submit", submit_form, methods=["GET"]),
-    Route("/submit", submit_post, methods=["POST"]),
-    Route("/api/hills/{key}/bots", post_bot, methods=["POST"]),
-    Route("/bots/{bot:id}", bot_page, methods=["GET"]),
-    Route("/api/bots/{bot:id}", get_bot, methods=["GET"]),
-    Route("/api/bots/{bot:id}", delete_bot, methods=["DELETE"]),
-    Route("/api/challenges", post_challenge, methods=["POST"]),
-    Route("/api/challenges/{challenge:id}", get_challenge, methods=["GET"]),
+    Route("/submit", submit_form, methods=["GET"], name="submit"),
+    Route("/submit", submit_post, methods=["POST"], name="submit"),
+    Route("/api/hills/{key}/bots", post_bot, methods=["POST"], name="api_submit"),
+    Route("/bots/{bot:id}", bot_page, methods=["GET"], name="bot"),
+    Route("/api/bots/{bot:id}", get_bot, methods=["GET"], name="api_bot"),
+    Route("/api/bots/{bot:id}", delete_bot, methods=["DELETE"], name="api_bot"),
+    Route("/api/challenges", post_challenge, methods=["POST"], name="api_challenges"),
+    Route("/api/challenges/{challenge:id}", get_challenge, methods=["GET"], name="api_challenge"),
 ]

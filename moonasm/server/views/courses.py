@@ -384,15 +384,17 @@ async def get_course(request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/api/courses", get_courses, methods=["GET"]),
-    Route("/api/courses/{key}", get_course, methods=["GET"]),
-    Route("/api/courses/{key}/puzzles/{name}/answers", post_answer_api, methods=["POST"]),
-    Route("/api/courses/{key}/grades", get_grades_api, methods=["GET"]),
-    Route("/courses", courses_page, methods=["GET"]),
-    Route("/courses/{key}", course_page, methods=["GET"]),
-    Route("/courses/{key}/grades", grades_page, methods=["GET"]),
-    Route("/courses/{key}/grades.{form}", get_grades_download, methods=["GET"]),
-    Route("/courses/{key}/{name}", puzzle_page, methods=["GET"]),
-    Route("/courses/{key}/{name}/answers", post_answer_page, methods=["POST"]),
-    Route("/courses/{key}/{name}/histogram.svg", histogram_svg, methods=["GET"]),
+    Route("/api/courses", get_courses, methods=["GET"], name="api_courses"),
+    Route("/api/courses/{key}", get_course, methods=["GET"], name="api_course"),
+    Route("/api/courses/{key}/puzzles/{name}/answers", post_answer_api, methods=["POST"],
+          name="api_answers"),
+    Route("/api/courses/{key}/grades", get_grades_api, methods=["GET"], name="api_grades"),
+    Route("/courses", courses_page, methods=["GET"], name="courses"),
+    Route("/courses/{key}", course_page, methods=["GET"], name="course"),
+    Route("/courses/{key}/grades", grades_page, methods=["GET"], name="grades"),
+    Route("/courses/{key}/grades.{form}", get_grades_download, methods=["GET"],
+          name="grades_download"),
+    Route("/courses/{key}/{name}", puzzle_page, methods=["GET"], name="puzzle"),
+    Route("/courses/{key}/{name}/answers", post_answer_page, methods=["POST"], name="answers"),
+    Route("/courses/{key}/{name}/histogram.svg", histogram_svg, methods=["GET"], name="histogram"),
 ]

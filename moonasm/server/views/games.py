@@ -199,9 +199,9 @@ async def events(request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/games/{game:id}", game_page, methods=["GET"]),
-    Route("/api/games", list_games, methods=["GET"]),
-    Route("/api/games/{game:id}", get_game, methods=["GET"]),
-    Route("/api/games/{game:id}/log", get_log, methods=["GET"]),
-    Route("/api/events", events, methods=["GET"]),
+    Route("/games/{game:id}", game_page, methods=["GET"], name="game"),
+    Route("/api/games", list_games, methods=["GET"], name="api_games"),
+    Route("/api/games/{game:id}", get_game, methods=["GET"], name="api_game"),
+    Route("/api/games/{game:id}/log", get_log, methods=["GET"], name="api_log"),
+    Route("/api/events", events, methods=["GET"], name="api_events"),
 ]

@@ -42,5 +42,5 @@ def get_status(site: Site, request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/api/status", get_status, methods=["GET"]),
+    Route("/api/status", get_status, methods=["GET"], name="api_status"),
 ]

@@ -6,6 +6,7 @@ second."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from starlette.requests import Request
@@ -112,18 +113,20 @@ def final_page(site: Site, request: Request) -> Response:
         return site.page(request, "error.html", 404, status=404,
                          message=f"Hill '{hill.title}': {state}.")
     text = path.read_text(encoding="utf-8")
+    static = functools.partial(request.app.url_path_for, "static")
     text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
-                        '<link rel="stylesheet" href="/static/viewer.css">\n'
-                        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">')
+                        f'<link rel="stylesheet" href="{static(path="viewer.css")}">\n'
+                        f'<link rel="icon" href="{static(path="favicon.svg")}" '
+                        f'type="image/svg+xml">')
     text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
-                        '<script src="/static/viewer.js"></script>')
+                        f'<script src="{static(path="viewer.js")}"></script>')
     return HTMLResponse(text)
 
 
 ROUTES = [
-    Route("/", index, methods=["GET"]),
-    Route("/hills/{key}", hill_page, methods=["GET"]),
-    Route("/hills/{key}/final", final_page, methods=["GET"]),
-    Route("/api/hills", get_hills, methods=["GET"]),
-    Route("/api/hills/{key}/standings", get_standings, methods=["GET"]),
+    Route("/", index, methods=["GET"], name="index"),
+    Route("/hills/{key}", hill_page, methods=["GET"], name="hill"),
+    Route("/hills/{key}/final", final_page, methods=["GET"], name="final"),
+    Route("/api/hills", get_hills, methods=["GET"], name="api_hills"),
+    Route("/api/hills/{key}/standings", get_standings, methods=["GET"], name="api_standings"),
 ]

@@ -139,11 +139,11 @@ async def moon_mode_js(request: Request) -> Response:
 
 
 ROUTES = [
-    Route("/play", play_page, methods=["GET"]),
-    Route("/p/{share}", shared_page, methods=["GET"]),
-    Route("/api/check", post_check, methods=["POST"]),
-    Route("/api/run", post_run, methods=["POST"]),
-    Route("/api/programs", post_program, methods=["POST"]),
-    Route("/api/programs/{share}", get_program, methods=["GET"]),
-    Route("/static/moon-words.js", moon_mode_js, methods=["GET"]),
+    Route("/play", play_page, methods=["GET"], name="play"),
+    Route("/p/{share}", shared_page, methods=["GET"], name="shared"),
+    Route("/api/check", post_check, methods=["POST"], name="api_check"),
+    Route("/api/run", post_run, methods=["POST"], name="api_run"),
+    Route("/api/programs", post_program, methods=["POST"], name="api_programs"),
+    Route("/api/programs/{share}", get_program, methods=["GET"], name="api_program"),
+    Route("/static/moon-words.js", moon_mode_js, methods=["GET"], name="moon_words"),
 ]
