@@ -2,8 +2,10 @@
 
 A generated section sits between two markers naming its source: `docs/language.md` holds one
 written from `moonasm.isa` (operations, game-state operands, directives, hackers), and
-`docs/cli.md` and README.md the exit statuses from `moonasm.status`; `moonasm run --help`
-ends with the operations table as plain text. Rewrite them with
+`docs/cli.md` and README.md the exit statuses from `moonasm.status`, `docs/server.md` the
+server's pages and endpoints and its statuses from `moonasm.server.reference` (imported only
+to write them: it needs the server's extra); `moonasm run --help` ends with the operations
+table as plain text. Rewrite them with
 
     python -m moonasm.docs            # rewrite every generated section
     python -m moonasm.docs --check    # exit 1 if one is out of date
@@ -33,7 +35,7 @@ END = "<!-- END GENERATED -->"
 # The checkout's root (`moonasm run --help` needs no pathlib: start-up), and the files with
 # generated sections.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-FILES = ("docs/language.md", "docs/cli.md", "README.md")
+FILES = ("docs/language.md", "docs/cli.md", "README.md", "docs/server.md")
 
 
 def cost_text(op: isa.Operation) -> str:
@@ -168,11 +170,25 @@ def exit_status_sentence() -> str:
             "([docs/cli.md](docs/cli.md#exit-status)).")
 
 
+def server_endpoints() -> str:
+    from moonasm.server.reference import endpoints_table
+
+    return endpoints_table()
+
+
+def server_statuses() -> str:
+    from moonasm.server.reference import statuses_table
+
+    return statuses_table()
+
+
 # Each generated section's source, and what writes its text.
 GENERATORS: dict[str, Callable[[], str]] = {
     "moonasm/isa.py": lambda: generated_section()[len(BEGIN) + 1:-len(END) - 1],
     "moonasm/status.py": exit_status_table,
     "moonasm/status.py, in one sentence": exit_status_sentence,
+    "the server's routes": server_endpoints,
+    "the statuses the server raises": server_statuses,
 }
 
 

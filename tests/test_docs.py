@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import ROOT
 
 from moonasm import docs, isa
@@ -96,3 +97,26 @@ def test_the_log_format_table_names_every_event_and_every_key() -> None:
         named = set(re.findall(r"`(\w+)`", rows[name])) - {"null", "true", "false"}
         fields = {f.name for f in dataclasses.fields(cls)}
         assert fields <= named, (name, fields - named)
+
+
+def test_the_servers_tables_are_its_routes_and_the_statuses_it_raises(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """docs/server.md lists every route and every status the server's code raises (503 and
+    507 among them); a status raised without words, or words for one never raised, stops
+    the docs from being written."""
+    pytest.importorskip("starlette")
+    from moonasm.server import guard, reference
+    from moonasm.server.app import AREAS
+
+    table = reference.endpoints_table()
+    for area in AREAS:
+        for route in area.ROUTES:
+            assert f" {route.path_format}` | {area.__name__.rsplit('.', 1)[-1]} | " in table
+    assert {500, 503, 507} <= reference.raised_statuses()
+    monkeypatch.delitem(guard.STATUSES, 503)
+    with pytest.raises(ValueError, match=r"no words in guard.STATUSES: \[503\]"):
+        reference.statuses_table()
+    monkeypatch.setitem(guard.STATUSES, 503, "busy")
+    monkeypatch.setitem(guard.STATUSES, 418, "a teapot")
+    with pytest.raises(ValueError, match=r"never raised: \[418\]"):
+        reference.statuses_table()

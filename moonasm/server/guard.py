@@ -41,6 +41,32 @@ BOT_LIMIT = 64 * 1024
 SESSION_COOKIE = "moonasm_session"
 CSRF_COOKIE = "moonasm_csrf"
 LOG = logging.getLogger("uvicorn.error")  # uvicorn's own log: one format, one place
+# Every status an answer can have besides success, and when: docs/server.md's table is made
+# of the statuses the server's code raises, each with these words (`python -m moonasm.docs`;
+# a status raised without words here, or words for one never raised, fails tests/test_docs.py)
+STATUSES = {
+    400: "a malformed request (bad JSON, a missing or wrong field, a bad query)",
+    401: "no token, or a token no one holds",
+    403: "the token's role may not do this, or not to this bot; a frozen hill; a form not "
+         "sent from this site's page",
+    404: "no such hill, bot, game, challenge, course, puzzle, shared program or page",
+    405: "a method the path does not serve",
+    408: "a body not complete within 30 s (the connection is then closed)",
+    409: "this source is already one of your active bots in the hill; a bot not on the "
+         "ladder; a final already being played",
+    413: "a bot, a program or an answer over 64 KiB, any body over 1 MiB (refused before it "
+         "is read)",
+    415: "a JSON body not sent as `application/json`, a bot not as `text/plain`",
+    422: "an invalid bot or answer, with the checker's `diagnostics` as `check --json` gives "
+         "them",
+    429: "over a rate limit, with `Retry-After`",
+    500: "the server failed: one line in its log (the request and the exception's type), "
+         "never a traceback",
+    503: "the server is stopping; every runner is busy; the playground's store of shared "
+         "programs is full",
+    507: "the contest's disk is full: nothing was stored (see [When something goes "
+         "wrong](#when-something-goes-wrong))",
+}
 HEADERS = {
     "content-security-policy": "default-src 'self'; object-src 'none'; base-uri 'none'; "
                                "form-action 'self'; frame-ancestors 'none'",

@@ -34,11 +34,13 @@ async def _admin_body(request: Request) -> tuple[Site, dict[str, Any]]:
 
 
 async def freeze(request: Request) -> Response:
+    """The admin freezes a hill: no submissions, withdrawals or challenges; it keeps playing."""
     site, body = await _admin_body(request)
     return await site.db.execute_write_fn(_set_frozen, site, _hill_of(body, site), True)
 
 
 async def unfreeze(request: Request) -> Response:
+    """The admin unfreezes a hill."""
     site, body = await _admin_body(request)
     return await site.db.execute_write_fn(_set_frozen, site, _hill_of(body, site), False)
 
@@ -54,6 +56,7 @@ def _set_frozen(site: Site, key: str, frozen: bool) -> Response:
 
 @writes
 def disable(site: Site, request: Request) -> Response:
+    """The admin takes a bot off the ladder."""
     guard.require(request, site.db, ["admin"])
     bot = request.path_params["bot"]
     row = site.bot(bot)
@@ -66,6 +69,7 @@ def disable(site: Site, request: Request) -> Response:
 
 
 async def final(request: Request) -> Response:
+    """The admin starts a hill's final (`finals.play`): 202, its report's URL."""
     site, body = await _admin_body(request)
     return await site.db.execute_write_fn(_start_final, site, body, request.app.url_path_for)
 

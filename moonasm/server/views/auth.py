@@ -16,6 +16,7 @@ from moonasm.server.site import Site, reads, site_of
 
 @reads
 def signin_form(site: Site, request: Request) -> Response:
+    """The sign-in form, returning to `next` afterwards."""
     return site.page(request, "signin.html", next=_next(request), error=None)
 
 
@@ -29,6 +30,7 @@ def _next(request: Request, given: Any = None) -> str:
 
 
 async def signin_post(request: Request) -> Response:
+    """A token swapped for a session cookie (a sign-in, rate-limited)."""
     site = site_of(request)
     async with request.form(max_files=0, max_fields=5) as form:
         guard.check_form(request, form)
@@ -53,6 +55,7 @@ def _sign_in(site: Site, request: Request, token: Any, target: str) -> Response:
 
 
 async def signout(request: Request) -> Response:
+    """The session ended on the server and its cookie removed."""
     site = site_of(request)
     async with request.form(max_files=0, max_fields=5) as form:
         guard.check_form(request, form)

@@ -100,6 +100,7 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
 
 
 async def post_bot(request: Request) -> Response:
+    """An author's bot (`text/plain`), checked and stored: 201, or 409/413/422."""
     site = site_of(request)
     person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
@@ -111,10 +112,12 @@ async def post_bot(request: Request) -> Response:
 
 @reads
 def submit_form(site: Site, request: Request) -> Response:
+    """The form that submits a bot (a token, or the session)."""
     return site.page(request, "submit.html", hill=request.query_params.get("hill"), source="")
 
 
 async def submit_post(request: Request) -> Response:
+    """The form's bot, submitted as the API submits one; refused, its diagnostics shown."""
     site = site_of(request)
     async with request.form(max_files=1, max_fields=10) as form:
         guard.check_form(request, form)
@@ -191,12 +194,14 @@ def bot_json(site: Site, bot: int, person: Person | None) -> dict[str, Any]:
 
 @reads
 def get_bot(site: Site, request: Request) -> Response:
+    """A bot, its rating history and faults; its source for those allowed."""
     return JSONResponse(bot_json(site, request.path_params["bot"],
                                  guard.caller(request, site.db)))
 
 
 @reads
 def bot_page(site: Site, request: Request) -> Response:
+    """A bot: versions, rating chart, faults, games, and its source for those allowed."""
     person = guard.visitor(request, site.db)
     bot = bot_json(site, request.path_params["bot"], person)
     row = site.bot(bot["bot"])
@@ -226,6 +231,7 @@ def withdraw(site: Site, person: Person, bot: int) -> None:
 
 @writes
 def delete_bot(site: Site, request: Request) -> Response:
+    """Withdraw a bot (its author or the admin): it leaves the ladder, its games stay."""
     withdraw(site, guard.require(request, site.db, ["author", "admin"]),
              request.path_params["bot"])
     return Response(status_code=204)
@@ -234,6 +240,7 @@ def delete_bot(site: Site, request: Request) -> Response:
 # -- challenges --------------------------------------------------------------------------------
 
 async def post_challenge(request: Request) -> Response:
+    """Unrated games of the caller's bot against chosen opponents, queued: 202."""
     site = site_of(request)
     person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
     body = await guard.json_body(request)
@@ -275,6 +282,7 @@ def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
 
 @reads
 def get_challenge(site: Site, request: Request) -> Response:
+    """A challenge's status and games (its challenger and the admin only)."""
     person = guard.require(request, site.db, ["author", "admin"])
     challenge = request.path_params["challenge"]
     row = site.db.one("SELECT * FROM challenges WHERE id=?", (challenge,))

@@ -201,6 +201,7 @@ def histogram(site: Site, course: Course, lesson: Lesson, yours: int | None,
 
 
 async def post_answer_api(request: Request) -> Response:
+    """A student's answer (`text/plain`, Bearer token), graded and stored."""
     site = site_of(request)
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
@@ -209,8 +210,9 @@ async def post_answer_api(request: Request) -> Response:
 
 
 async def post_answer_page(request: Request) -> Response:
-    """The puzzle page's answers: the session's student, the page's CSRF token in the
-    X-CSRF-Token header (a cross-site page can neither read it nor set the header)."""
+    """A student's answer sent by the puzzle page, graded and stored. The student is the
+    session's, the page's CSRF token in the X-CSRF-Token header (a cross-site page can
+    neither read it nor set the header)."""
     site = site_of(request)
     guard.check_header(request)
     course = course_of(site, request.path_params["key"])
@@ -253,6 +255,7 @@ def download(site: Site, course: Course, form: str) -> Response:
 
 @reads
 def get_grades_api(site: Site, request: Request) -> Response:
+    """The admin's gradebook download: `format=json|csv|gradescope`."""
     guard.require(request, site.db, ("admin",))
     course = course_of(site, request.path_params["key"])
     return download(site, course, request.query_params.get("format", "json"))
@@ -269,6 +272,7 @@ def teacher(request: Request, site: Site) -> Person:
 
 @reads
 def get_grades_download(site: Site, request: Request) -> Response:
+    """The gradebook's downloads for the signed-in teacher."""
     teacher(request, site)
     course = course_of(site, request.path_params["key"])
     form = request.path_params["form"]
@@ -279,11 +283,13 @@ def get_grades_download(site: Site, request: Request) -> Response:
 
 @reads
 def courses_page(site: Site, request: Request) -> Response:
+    """The courses."""
     return site.page(request, "courses.html", courses=site.contest.courses)
 
 
 @reads
 def course_page(site: Site, request: Request) -> Response:
+    """A course's puzzles, with a student's progress."""
     course = course_of(site, request.path_params["key"])
     me = guard.visitor(request, site.db)
     mine = progress(site, course, me.id) if me is not None and me.course == course.key else {}
@@ -296,6 +302,7 @@ def course_page(site: Site, request: Request) -> Response:
 
 @reads
 def puzzle_page(site: Site, request: Request) -> Response:
+    """A puzzle in the playground's editor, with its goal and par."""
     course = course_of(site, request.path_params["key"])
     lesson = lesson_of(course, request.path_params["name"])
     index = course.lessons.index(lesson)
@@ -325,6 +332,7 @@ def histogram_svg(site: Site, request: Request) -> Response:
 
 @reads
 def grades_page(site: Site, request: Request) -> Response:
+    """The teacher's gradebook and each puzzle's histogram."""
     teacher(request, site)
     course = course_of(site, request.path_params["key"])
     columns, rows = gradebook(site, course)
@@ -375,10 +383,12 @@ def draw_histogram(h: dict[str, Any]) -> str:
 
 
 async def get_courses(request: Request) -> Response:
+    """Every course and its number of puzzles."""
     return JSONResponse(courses_json(site_of(request)))
 
 
 async def get_course(request: Request) -> Response:
+    """A course's puzzles: name, title, what each teaches, goal, par."""
     site = site_of(request)
     return JSONResponse(course_json(course_of(site, request.path_params["key"])))
 

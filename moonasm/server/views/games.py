@@ -61,6 +61,7 @@ def _whole(request: Request, key: str, default: int | None) -> int | None:
 
 @reads
 def list_games(site: Site, request: Request) -> Response:
+    """Rated games, newest first, by hill, bot and `after`, at most `LIMIT`."""
     person = guard.caller(request, site.db)
     limit = _whole(request, "limit", 20) or 0
     if not 1 <= limit <= LIMIT:
@@ -88,6 +89,7 @@ def list_games(site: Site, request: Request) -> Response:
 
 @reads
 def get_game(site: Site, request: Request) -> Response:
+    """One game, with its hill's options and the engine that played it."""
     person = guard.caller(request, site.db)
     row = stored_game(site, request.path_params["game"], person)
     obj = game_json(site, row, person)
@@ -129,8 +131,9 @@ def public_log(text: str, hidden: set[int]) -> str:
 
 
 async def get_log(request: Request) -> Response:
-    """The game's log as `moonasm play --log` writes it, played again from the stored bots in
-    a worker process (cached); faults of the seats the reader may not see in public form."""
+    """The game's log as `moonasm play --log` writes it, in public form for the seats the
+    reader may not see. It is played again from the stored bots in a worker process
+    (cached)."""
     from moonasm.contest.stored import game_log
 
     site = site_of(request)
@@ -159,9 +162,9 @@ def replay_command(site: Site, game: dict[str, Any]) -> str:
 
 
 async def game_page(request: Request) -> Response:
-    """The replay viewer of a stored game: what the reader may see looked up on a reader
-    thread, the game played again in a worker process (cached), the page rendered on a
-    reader thread."""
+    """A game in the report's replay viewer, with the command that replays it in a terminal.
+    What the reader may see is looked up on a reader thread, the game played again in a
+    worker process (cached), the page rendered on a reader thread."""
     from moonasm.contest.stored import game_view
 
     site = site_of(request)
@@ -189,6 +192,7 @@ async def game_page(request: Request) -> Response:
 
 
 async def events(request: Request) -> Response:
+    """Server-Sent Events: each stored `game`, and `standings` when a hill's changed."""
     site = site_of(request)
     client = request.client.host if request.client else "?"
     refused = site.broker.refusal(client)

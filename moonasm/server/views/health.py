@@ -38,6 +38,7 @@ def status_json(site: Site) -> dict[str, Any]:
 
 @reads
 def get_status(site: Site, request: Request) -> Response:
+    """Whether the ladder is playing, idle, frozen or paused — and, paused, why."""
     return JSONResponse(status_json(site))
 
 

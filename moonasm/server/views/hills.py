@@ -51,10 +51,12 @@ def standings_json(site: Site, key: str) -> dict[str, Any]:
 
 @reads
 def get_hills(site: Site, request: Request) -> Response:
+    """Every hill: its options, bots, games and whether it is frozen."""
     return JSONResponse(hills_json(site))
 
 
 async def get_standings(request: Request) -> Response:
+    """A hill's standings, serialised once a fit (`Site.standings_body`)."""
     site = site_of(request)
     hill = site.hill(request.path_params["key"])
     return Response(site.standings_body(hill), media_type="application/json")
@@ -62,6 +64,7 @@ async def get_standings(request: Request) -> Response:
 
 @reads
 def index(site: Site, request: Request) -> Response:
+    """The hills, each with its top ten and its games count, kept live by `live.js`."""
     hills = [{"hill": h, "frozen": site.frozen(h.key), "description": describe(h),
               "games": site.ladder.hills[h.key].games, "table": site.standings_table(h, 10)}
              for h in site.contest.hills]
@@ -70,6 +73,7 @@ def index(site: Site, request: Request) -> Response:
 
 @reads
 def hill_page(site: Site, request: Request) -> Response:
+    """A hill: standings, recent games, the leaders' rating chart, a paused ladder's reason."""
     hill = site.hill(request.path_params["key"])
     person = guard.visitor(request, site.db)
     standing = standings_json(site, hill.key)
@@ -86,9 +90,10 @@ def hill_page(site: Site, request: Request) -> Response:
 @reads
 def final_page(site: Site, request: Request) -> Response:
     """The final's report (spec §10.1): the public form to anyone, the full one with `full=1`
-    to the admin only (signed in, or by Bearer token: an organiser's script downloads it).
-    Either way its viewer's script and style are loaded as files (no inline script under the
-    site's policy), with the site's icon (else a browser asks for /favicon.ico)."""
+    to the admin only. The admin is signed in, or sends a Bearer token (an organiser's script
+    downloads it). Either way its viewer's script and style are loaded as files (no inline
+    script under the site's policy), with the site's icon (else a browser asks for
+    /favicon.ico)."""
     from moonasm.contest.report import static_text
 
     hill = site.hill(request.path_params["key"])

@@ -45,6 +45,7 @@ async def source_of(request: Request) -> str:
 
 
 async def post_check(request: Request) -> Response:
+    """A program's diagnostics, checked in a worker process."""
     from moonasm.vm.outcome import diagnostics_of
 
     site = site_of(request)
@@ -56,6 +57,7 @@ async def post_check(request: Request) -> Response:
 
 
 async def post_run(request: Request) -> Response:
+    """A program run as `moonasm run --json` runs it, with its trace (bounded)."""
     from moonasm.vm.outcome import limited_run
 
     site = site_of(request)
@@ -89,6 +91,7 @@ def shared(site: Site, ident: str) -> str:
 
 
 async def post_program(request: Request) -> Response:
+    """A program shared: 201, its short id."""
     site = site_of(request)
     source = await source_of(request)
     site.rates.hit("share", client_key(request))
@@ -98,16 +101,19 @@ async def post_program(request: Request) -> Response:
 
 @reads
 def get_program(site: Site, request: Request) -> Response:
+    """A shared program's source."""
     return JSONResponse({"source": shared(site, request.path_params["share"])})
 
 
 @reads
 def play_page(site: Site, request: Request) -> Response:
+    """The playground: an editor with the checker, Run and Share."""
     return site.page(request, "play.html", source=None, share=None)
 
 
 @reads
 def shared_page(site: Site, request: Request) -> Response:
+    """The playground opened on a shared program."""
     ident = request.path_params["share"]
     return site.page(request, "play.html", source=shared(site, ident), share=ident)
 
@@ -134,6 +140,7 @@ def moon_mode() -> str:
 
 
 async def moon_mode_js(request: Request) -> Response:
+    """The editor's MOON words, generated from the instruction table."""
     return Response(moon_mode(), media_type="text/javascript",
                     headers={"Cache-Control": "public, max-age=3600"})
 
