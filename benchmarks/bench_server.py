@@ -286,7 +286,7 @@ def _class_of(directory: Path, students: int = 100) -> None:
     db = Database.open(directory / "contest.sqlite")
     rng = random.Random(7)
     for i in range(students):
-        people.add(db, f"student{i:03}", "student", "lessons")
+        people.add(db, f"student{i:03}", people.Role.STUDENT, "lessons")
     ids = [r["id"] for r in db.all("SELECT id FROM people WHERE role='student'")]
     now = time.time()
     with db.write() as c:
@@ -374,7 +374,7 @@ def _ladder() -> list[Row]:
     names = ["builder", "counter", "hoarder"]
     with contest(LADDER_HILL) as (directory, _):
         db = Database.open(directory / "contest.sqlite")
-        tokens = [people.add(db, f"author{i}", "author") for i in range(7)]
+        tokens = [people.add(db, f"author{i}", people.Role.AUTHOR) for i in range(7)]
         bots = tempfile.mkdtemp(prefix="moonasm-bench-field-")
         for i in range(6):
             text = (BOTS / f"{names[i % 3]}.masm").read_text()
@@ -467,7 +467,7 @@ def _recovery() -> list[Row]:
     names = ["builder", "counter", "hoarder"]
     with contest(LADDER_HILL) as (directory, _):
         db = Database.open(directory / "contest.sqlite")
-        tokens = [people.add(db, f"author{i}", "author") for i in range(6)]
+        tokens = [people.add(db, f"author{i}", people.Role.AUTHOR) for i in range(6)]
         server = Server(directory, jobs=2)
         try:
             with server.client() as c:
@@ -505,7 +505,7 @@ def _big_hill(directory: Path, bots: int = 200, games: int = 100_000) -> None:
 
     db = Database.open(directory / "contest.sqlite")
     for i in range(bots):
-        people.add(db, f"author{i:03}", "author")
+        people.add(db, f"author{i:03}", people.Role.AUTHOR)
     authors = [r["id"] for r in db.all("SELECT id FROM people WHERE role='author'")]
     source = (BOTS / "counter.masm").read_text()
     rng = random.Random(18)

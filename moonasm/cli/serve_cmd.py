@@ -136,12 +136,12 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
 
     try:
         if args.add_author is not None:
-            print(people.add(db, args.add_author, "author"))
+            print(people.add(db, args.add_author, people.Role.AUTHOR))
         elif args.add_student is not None:
             course, name = args.add_student
             if contest.course(course) is None:
                 return _fail(f"no course '{course}' in {directory / config.CONFIG_NAME}")
-            print(people.add(db, name, "student", course))
+            print(people.add(db, name, people.Role.STUDENT, course))
         elif args.revoke is not None:
             already, left = people.revoke(db, args.revoke)
             if already:
@@ -209,7 +209,7 @@ def _init(directory: Path) -> int:
     except OSError as e:
         return _fail(f"cannot create '{directory}': {e.strerror or e}")
     try:
-        token = people.add(db, "admin", "admin")
+        token = people.add(db, "admin", people.Role.ADMIN)
     finally:
         db.close()
     print(f"created the contest in {directory} (edit {path}, then: moonasm serve {directory})")

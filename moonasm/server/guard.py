@@ -249,7 +249,7 @@ def caller(request: Request, db: Database) -> people.Person | None:
     return person
 
 
-def require(request: Request, db: Database, roles: Iterable[str]) -> people.Person:
+def require(request: Request, db: Database, roles: Iterable[people.Role]) -> people.Person:
     person = caller(request, db)
     roles = tuple(roles)
     if person is None:

@@ -17,17 +17,25 @@ import secrets
 import sqlite3
 import time
 from dataclasses import dataclass
+from enum import StrEnum
 
 from moonasm.server.db import NAME_LIMIT, Database
 
-ROLES = ("admin", "author", "student")
+
+class Role(StrEnum):
+    """What a person is to the contest: their token's prefix (`author_…`) and the store's
+    `role` column hold its value, and each endpoint names the roles it serves."""
+
+    ADMIN = "admin"
+    AUTHOR = "author"
+    STUDENT = "student"
 
 
 @dataclass(frozen=True)
 class Person:
     id: int
     name: str
-    role: str
+    role: Role
     course: str | None
 
 
@@ -35,7 +43,7 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def new_token(role: str) -> str:
+def new_token(role: Role) -> str:
     return f"{role}_{base64.urlsafe_b64encode(secrets.token_bytes(32)).decode().rstrip('=')}"
 
 
@@ -54,7 +62,7 @@ def _taken(name: str) -> ValueError:
                       "contest, whatever their role, revoked or not")
 
 
-def add(db: Database, name: str, role: str, course: str | None = None) -> str:
+def add(db: Database, name: str, role: Role, course: str | None = None) -> str:
     """A new person; their token (ValueError when the name is taken, by anyone, or is not a
     name)."""
     problem = name_problem(name)
@@ -83,13 +91,13 @@ def find(db: Database, token: str) -> Person | None:
                  "WHERE token_sha256=? AND revoked=0", (wanted,))
     if row is None or not hmac.compare_digest(row["token_sha256"], wanted):
         return None
-    return Person(row["id"], row["name"], row["role"], row["course"])
+    return Person(row["id"], row["name"], Role(row["role"]), row["course"])
 
 
 def by_id(db: Database, person: int) -> Person | None:
     row = db.one("SELECT id, name, role, course FROM people WHERE id=? AND revoked=0",
                  (person,))
-    return None if row is None else Person(row["id"], row["name"], row["role"], row["course"])
+    return None if row is None else Person(row["id"], row["name"], Role(row["role"]), row["course"])
 
 
 def _named(c: sqlite3.Connection, name: str) -> sqlite3.Row:
@@ -119,7 +127,7 @@ def rotate(db: Database, name: str) -> tuple[str, bool]:
     token and whether they were revoked (ValueError: no one of that name)."""
     with db.write() as c:
         person = _named(c, name)
-        token = new_token(person["role"])
+        token = new_token(Role(person["role"]))
         c.execute("UPDATE people SET token_sha256=?, revoked=0 WHERE id=?",
                   (digest(token), person["id"]))
         c.execute("DELETE FROM sessions WHERE person=?", (person["id"],))

@@ -23,7 +23,7 @@ from moonasm.server.db import Database
 from moonasm.server.guard import ApiError
 from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
-from moonasm.server.people import Person
+from moonasm.server.people import Person, Role
 from moonasm.server.runs import Replays, Runs
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -108,7 +108,7 @@ def may_read(person: Person | None, bot: sqlite3.Row) -> bool:
     hill."""
     if bot["open"]:
         return True
-    return person is not None and (person.role == "admin" or person.id == bot["author"])
+    return person is not None and (person.role == Role.ADMIN or person.id == bot["author"])
 
 
 def readable_bots(person: Person | None, site: Site, ids: list[int]) -> set[int]:

@@ -17,6 +17,7 @@ from starlette.routing import Route
 
 from moonasm.server import finals, guard
 from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.people import Role
 from moonasm.server.site import Site, site_of, writes
 
 FINAL_GAMES = 1000
@@ -29,7 +30,7 @@ def _hill_of(body: dict[str, Any], site: Site) -> str:
 async def _admin_body(request: Request) -> tuple[Site, dict[str, Any]]:
     """The site and the JSON body of a request only the admin may make (401/403 first)."""
     site = site_of(request)
-    await site.db.execute_fn(guard.require, request, site.db, ["admin"])
+    await site.db.execute_fn(guard.require, request, site.db, [Role.ADMIN])
     return site, await guard.json_body(request)
 
 
@@ -57,7 +58,7 @@ def _set_frozen(site: Site, key: str, frozen: bool) -> Response:
 @writes
 def disable(site: Site, request: Request) -> Response:
     """The admin takes a bot off the ladder."""
-    guard.require(request, site.db, ["admin"])
+    guard.require(request, site.db, [Role.ADMIN])
     bot = request.path_params["bot"]
     row = site.bot(bot)
     if not row["active"]:

@@ -21,7 +21,7 @@ from moonasm.server import guard, people, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import Bot, Challenge
-from moonasm.server.people import Person, name_problem
+from moonasm.server.people import Person, Role, name_problem
 from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, may_read, reads, site_of, writes
 from moonasm.server.views.shared import chart, game_json, names, recent
@@ -102,7 +102,7 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
 async def post_bot(request: Request) -> Response:
     """An author's bot (`text/plain`), checked and stored: 201, or 409/413/422."""
     site = site_of(request)
-    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
+    person = await site.db.execute_fn(guard.require, request, site.db, [Role.AUTHOR])
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
     if kind != "text/plain":
         raise ApiError(415, "send the bot's source as text/plain")
@@ -133,7 +133,7 @@ async def submit_post(request: Request) -> Response:
     person = await site.db.execute_fn(_submitter, site, request, token)
     shown = source if isinstance(source, str) else ""
     context: dict[str, Any] = {"hill": hill, "source": shown}
-    if person is None or person.role != "author":
+    if person is None or person.role != Role.AUTHOR:
         return await site.db.execute_fn(
             _submit_page, site, request, 401 if person is None else 403,
             {"error": "an author's token is needed to submit a bot", **context})
@@ -206,7 +206,7 @@ def bot_page(site: Site, request: Request) -> Response:
     bot = bot_json(site, request.path_params["bot"], person)
     row = site.bot(bot["bot"])
     versions = site.db.all("SELECT id, version, active, left_why FROM bots WHERE hill=? AND "
-                           "author=? AND name=? ORDER BY version", (row["hill"], row["author"],
+                           "author=? AND name=? ORDER BY version", (row["hill"], row[Role.AUTHOR],
                                                                   row["name"]))
     games = recent(site, person, "JOIN seats s ON s.game = g.id AND s.bot=? "
                    "WHERE g.rated=1", (bot["bot"],))
@@ -218,7 +218,7 @@ def bot_page(site: Site, request: Request) -> Response:
 
 def withdraw(site: Site, person: Person, bot: int) -> None:
     row = site.bot(bot)
-    if person.role != "admin" and person.id != row["author"]:
+    if person.role != Role.ADMIN and person.id != row[Role.AUTHOR]:
         raise ApiError(403, "only its author or the admin may withdraw a bot")
     if site.frozen(row["hill"]):
         raise ApiError(403, f"hill '{row['hill']}' is frozen: no withdrawals")
@@ -232,7 +232,7 @@ def withdraw(site: Site, person: Person, bot: int) -> None:
 @writes
 def delete_bot(site: Site, request: Request) -> Response:
     """Withdraw a bot (its author or the admin): it leaves the ladder, its games stay."""
-    withdraw(site, guard.require(request, site.db, ["author", "admin"]),
+    withdraw(site, guard.require(request, site.db, [Role.AUTHOR, Role.ADMIN]),
              request.path_params["bot"])
     return Response(status_code=204)
 
@@ -242,7 +242,7 @@ def delete_bot(site: Site, request: Request) -> Response:
 async def post_challenge(request: Request) -> Response:
     """Unrated games of the caller's bot against chosen opponents, queued: 202."""
     site = site_of(request)
-    person = await site.db.execute_fn(guard.require, request, site.db, ["author"])
+    person = await site.db.execute_fn(guard.require, request, site.db, [Role.AUTHOR])
     body = await guard.json_body(request)
     return await site.db.execute_write_fn(_challenge, site, person, body)
 
@@ -258,7 +258,7 @@ def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
                                 for o in opponents) or len(opponents) > 10:
         raise ApiError(400, "'opponents' must be a list of 1-10 bot ids")
     row = site.bot(bot)
-    if row["author"] != person.id:
+    if row[Role.AUTHOR] != person.id:
         raise ApiError(403, f"bot {bot} is not yours")
     if not row["active"]:
         raise ApiError(409, f"bot {bot} is not on the ladder ({row['left_why']})")
@@ -283,10 +283,10 @@ def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
 @reads
 def get_challenge(site: Site, request: Request) -> Response:
     """A challenge's status and games (its challenger and the admin only)."""
-    person = guard.require(request, site.db, ["author", "admin"])
+    person = guard.require(request, site.db, [Role.AUTHOR, Role.ADMIN])
     challenge = request.path_params["challenge"]
     row = site.db.one("SELECT * FROM challenges WHERE id=?", (challenge,))
-    if row is None or person.role != "admin" and row["owner"] != person.id:
+    if row is None or person.role != Role.ADMIN and row["owner"] != person.id:
         raise ApiError(404, f"no challenge {challenge}")
     games = site.db.all("SELECT * FROM games WHERE challenge=? ORDER BY id", (challenge,))
     return JSONResponse({"challenge": challenge, "status": row["status"], "bot": row["bot"],

@@ -34,7 +34,7 @@ from moonasm.isa import halves_number
 from moonasm.server import guard
 from moonasm.server.config import Course
 from moonasm.server.guard import ApiError, JSONResponse
-from moonasm.server.people import Person
+from moonasm.server.people import Person, Role
 from moonasm.server.site import Site, reads, site_of
 from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope, as_json, total
 from moonasm.solve.puzzles import Lesson
@@ -102,7 +102,7 @@ def course_json(course: Course) -> dict[str, Any]:
 def student_in(person: Person | None, course: Course) -> Person:
     if person is None:
         raise ApiError(401, "this needs a student's token", {"WWW-Authenticate": "Bearer"})
-    if person.role != "student":
+    if person.role != Role.STUDENT:
         raise ApiError(403, "this is for students only")
     if person.course != course.key:
         raise ApiError(403, f"you are a student of course '{person.course}', not "
@@ -256,7 +256,7 @@ def download(site: Site, course: Course, form: str) -> Response:
 @reads
 def get_grades_api(site: Site, request: Request) -> Response:
     """The admin's gradebook download: `format=json|csv|gradescope`."""
-    guard.require(request, site.db, ("admin",))
+    guard.require(request, site.db, [Role.ADMIN])
     course = course_of(site, request.path_params["key"])
     return download(site, course, request.query_params.get("format", "json"))
 
@@ -265,7 +265,7 @@ def teacher(request: Request, site: Site) -> Person:
     person = guard.visitor(request, site.db)
     if person is None:
         raise ApiError(401, "sign in with the admin token to see the gradebook")
-    if person.role != "admin":
+    if person.role != Role.ADMIN:
         raise ApiError(403, "the gradebook is the teacher's (the admin token) only")
     return person
 
@@ -308,7 +308,7 @@ def puzzle_page(site: Site, request: Request) -> Response:
     index = course.lessons.index(lesson)
     following = course.lessons[index + 1] if index + 1 < len(course.lessons) else None
     me = guard.visitor(request, site.db)
-    is_student = me is not None and me.role == "student" and me.course == course.key
+    is_student = me is not None and me.role == Role.STUDENT and me.course == course.key
     return site.page(request, "play.html", source=None, share=None, course=course,
                      lesson=lesson, goal=goal_text(lesson), par=halves_number(lesson.par),
                      following=following, student=is_student)
@@ -324,7 +324,7 @@ def histogram_svg(site: Site, request: Request) -> Response:
     if me is not None and me.course == course.key:
         cell = progress(site, course, me.id).get(lesson.slug)
         best = cell.power if cell is not None and cell.reached else None
-    if me is None or not (me.role == "admin" or best is not None):
+    if me is None or not (me.role == Role.ADMIN or best is not None):
         raise ApiError(403, "the class's histogram is shown after you solve the puzzle")
     return Response(draw_histogram(histogram(site, course, lesson, best)),
                     media_type="image/svg+xml")

@@ -23,7 +23,7 @@ from starlette.routing import Route
 from moonasm.server import guard
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.ladder import record_of
-from moonasm.server.people import Person
+from moonasm.server.people import Person, Role
 from moonasm.server.site import Site, readable_bots, reads, site_of
 from moonasm.server.views.shared import game_json, names
 
@@ -36,7 +36,7 @@ def _visible(site: Site, row: sqlite3.Row, person: Person | None) -> bool:
         return True
     if person is None:
         return False
-    if person.role == "admin":
+    if person.role == Role.ADMIN:
         return True
     owner = site.db.one("SELECT owner FROM challenges WHERE id=?", (row["challenge"],))
     return owner is not None and owner["owner"] == person.id

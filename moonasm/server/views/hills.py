@@ -16,6 +16,7 @@ from starlette.routing import Route
 from moonasm.server import finals, guard
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
+from moonasm.server.people import Role
 from moonasm.server.site import Site, reads, site_of
 from moonasm.server.views.shared import chart, names, recent
 
@@ -103,7 +104,7 @@ def final_page(site: Site, request: Request) -> Response:
         if person is None:
             raise ApiError(401, "the full report is the admin's: sign in, or send "
                            "Authorization: Bearer TOKEN", {"WWW-Authenticate": "Bearer"})
-        if person.role != "admin":
+        if person.role != Role.ADMIN:
             raise ApiError(403, "the full report is the admin's only")
     row = site.db.one("SELECT status FROM finals WHERE hill=?", (hill.key,))
     path = finals.report(site, hill.key, full)
