@@ -218,3 +218,28 @@ def test_every_token_swap_counts_against_the_sign_in_limit(inprocess: InProcess)
         late = swap(path)
         assert late.status_code == 429, path
         assert 1 <= int(late.headers["retry-after"]) <= 60
+
+
+def test_static_files_are_linked_by_their_digest_and_kept_a_year(inprocess: InProcess) -> None:
+    """Every static file a page loads is linked as `/static/PATH?v=DIGEST`, the digest that
+    of the bytes served; such a URL may be kept a year (an upgrade changes the URL), one
+    without it promises nothing. Vendored code lives under static/vendor/NAME-VERSION/."""
+    import hashlib
+    import re
+
+    c = inprocess.client()
+    links = set(re.findall(r'(?:href|src)="(/static/[^"?]+)\?v=([0-9a-f]{16})"',
+                           c.get("/play").text))
+    viewer = inprocess.app.state.static_url("viewer.js").split("?v=")
+    links.add((viewer[0], viewer[1]))
+    assert {path for path, _ in links} == {
+        "/static/site.css", "/static/favicon.svg", "/static/live.js", "/static/play.js",
+        "/static/vendor/codemirror-5.65.21/codemirror.css",
+        "/static/vendor/codemirror-5.65.21/codemirror.js", "/static/viewer.js"}
+    for path, digest in links:
+        answer = c.get(f"{path}?v={digest}")
+        assert answer.status_code == 200, path
+        assert hashlib.sha256(answer.content).hexdigest()[:16] == digest, path
+        assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert "immutable" not in c.get("/static/site.css").headers.get("cache-control", "")
+    assert c.get("/play").headers["cache-control"] == "private, no-store"

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
+import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
 from moonasm.server.views import admin, auth, bots, courses, games, health, hills, playground
 
+VIEWER_FILES = ("viewer.js", "viewer.css")  # the report's, served from its folder
 AREAS = (hills, bots, games, auth, admin, playground, courses, health)
 
 
@@ -46,7 +49,7 @@ def build(directory: Path, where: execute.Where,
                 Replays(runs), courses.prove_optima(contest.courses, directory, say))
     routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
     routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
-               for name in ("viewer.js", "viewer.css")]
+               for name in VIEWER_FILES]
     routes.append(Mount("/static", StaticFiles(directory=str(STATIC)), name="static"))
 
     @contextlib.asynccontextmanager
@@ -68,9 +71,25 @@ def build(directory: Path, where: execute.Where,
     # links are built from the routes' names, never spelled out: `url('bot', bot=3)` in a
     # template, and for a page's script the pattern it fills in, `pattern('bot')`: /bots/{bot}
     patterns = {r.name: r.path_format for r in app.routes if isinstance(r, Route)}
-    templates.env.globals.update(url=app.url_path_for, pattern=patterns.__getitem__)
+    app.state.static_url = static_url(app)
+    templates.env.globals.update(url=app.url_path_for, pattern=patterns.__getitem__,
+                                 static=app.state.static_url)
     app.add_middleware(guard.Guard)
     return app
+
+
+def static_url(app: Starlette) -> Callable[[str], str]:
+    """A static file's URL with a digest of its bytes (`/static/site.css?v=…`): the file may
+    be kept by a browser for a year (`Guard` says so to a URL that carries its digest), and an
+    upgrade that changes it changes its URL, so no page runs yesterday's script."""
+    from moonasm.contest.report import STATIC as VIEWER
+
+    @functools.cache
+    def url(path: str) -> str:
+        folder = VIEWER if path in VIEWER_FILES else STATIC
+        digest = hashlib.sha256((folder / path).read_bytes()).hexdigest()[:16]
+        return f"{app.url_path_for('static', path=path)}?v={digest}"
+    return url
 
 
 def _viewer_file(name: str) -> Callable[[Request], Awaitable[Response]]:

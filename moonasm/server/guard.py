@@ -113,6 +113,8 @@ class Guard:
             await self.app(scope, receive, send)
             return
         static = scope["path"].startswith("/static/")
+        # a static file asked for by its digest (`?v=…`, app.static_url) never changes
+        lasting = static and scope.get("query_string", b"").startswith(b"v=")
         started = False
 
         async def send_with_headers(message: Message) -> None:
@@ -122,9 +124,10 @@ class Guard:
                 headers = [(k, v) for k, v in message.get("headers", [])
                            if k.decode().lower() not in HEADERS]
                 headers += [(k.encode(), v.encode()) for k, v in HEADERS.items()]
-                if not static:
+                if not static or lasting:
                     headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"]
-                    headers.append((b"cache-control", b"private, no-store"))
+                    headers.append((b"cache-control", b"public, max-age=31536000, immutable"
+                                    if lasting else b"private, no-store"))
                 message = {**message, "headers": headers}
             await send(message)
 

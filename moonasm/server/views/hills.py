@@ -6,7 +6,6 @@ second."""
 
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 from starlette.requests import Request
@@ -90,9 +89,9 @@ def hill_page(site: Site, request: Request) -> Response:
 
 @reads
 def final_page(site: Site, request: Request) -> Response:
-    """The final's report (spec §10.1): the public form to anyone, the full one with `full=1`
-    to the admin only. The admin is signed in, or sends a Bearer token (an organiser's script
-    downloads it). Either way its viewer's script and style are loaded as files (no inline
+    """The final's report: the public form to anyone, the full one with `full=1` to the
+    admin only. The admin is signed in, or sends a Bearer token (an organiser's script
+    downloads it), as spec §10.1 has it. Either way its viewer's script and style are loaded as files (no inline
     script under the site's policy), with the site's icon (else a browser asks for
     /favicon.ico)."""
     from moonasm.contest.report import static_text
@@ -119,13 +118,13 @@ def final_page(site: Site, request: Request) -> Response:
         return site.page(request, "error.html", 404, status=404,
                          message=f"Hill '{hill.title}': {state}.")
     text = path.read_text(encoding="utf-8")
-    static = functools.partial(request.app.url_path_for, "static")
+    static = request.app.state.static_url
     text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
-                        f'<link rel="stylesheet" href="{static(path="viewer.css")}">\n'
-                        f'<link rel="icon" href="{static(path="favicon.svg")}" '
+                        f'<link rel="stylesheet" href="{static("viewer.css")}">\n'
+                        f'<link rel="icon" href="{static("favicon.svg")}" '
                         f'type="image/svg+xml">')
     text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
-                        f'<script src="{static(path="viewer.js")}"></script>')
+                        f'<script src="{static("viewer.js")}"></script>')
     return HTMLResponse(text)
 
 
