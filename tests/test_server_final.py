@@ -133,7 +133,8 @@ def test_anyone_reads_the_public_final_and_nothing_private(contest) -> None:  # 
     # served as the site serves pages: its policy's headers, script and style as files
     assert answer.headers["content-security-policy"].startswith("default-src 'self'")
     assert answer.headers["cache-control"] == "private, no-store"
-    assert '<script src="/static/viewer.js"></script>' in page and "<style>" not in page
+    assert re.search(r'<script src="/static/viewer\.js\?v=[0-9a-f]{16}"></script>', page) \
+        and "<style>" not in page
 
 
 def test_the_full_final_is_the_admins_only(contest) -> None:  # type: ignore[no-untyped-def]
@@ -160,7 +161,8 @@ def test_the_full_final_is_the_admins_only(contest) -> None:  # type: ignore[no-
         page = full.text
         assert "XYZZY-PLUGH" in page and "MOV A, RAM3" in page
         assert contest["bots"]["main:alice"]["sha256"] in page and "moonasm replay" in page
-        assert '<script src="/static/viewer.js"></script>' in page and "<style>" not in page
+        assert re.search(r'<script src="/static/viewer\.js\?v=[0-9a-f]{16}"></script>', page) \
+        and "<style>" not in page
         faults = [f for fs in _data(page)["faults"].values() for f in fs]
         assert faults and all(f["statement"] == "MOV A, RAM3" and f["registers"] is not None
                               for f in faults)
