@@ -91,9 +91,9 @@ def hill_page(site: Site, request: Request) -> Response:
 def final_page(site: Site, request: Request) -> Response:
     """The final's report: the public form to anyone, the full one with `full=1` to the
     admin only. The admin is signed in, or sends a Bearer token (an organiser's script
-    downloads it), as spec §10.1 has it. Either way its viewer's script and style are loaded as files (no inline
-    script under the site's policy), with the site's icon (else a browser asks for
-    /favicon.ico)."""
+    downloads it), as spec §10.1 has it. Either way its viewer's script and style are loaded
+    as files (no inline script under the site's policy), with the site's icon (else a
+    browser asks for /favicon.ico)."""
     from moonasm.contest.report import static_text
 
     hill = site.hill(request.path_params["key"])
