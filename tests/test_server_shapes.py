@@ -53,12 +53,25 @@ def test_a_fault_for_its_reader_and_for_anyone() -> None:
         shapes.game_json("main", record, True, shapes.PUBLIC)
 
 
+# an open hill: everyone may read its bots' faults in full, the live events included
+OPEN_HILL = """
+[[hills]]
+key = "open"
+mode = "versus"
+bits = 4
+players = 2
+games_per_bot = 4
+min_games = 2
+open = true
+"""
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """Two authors' bots, one faulting every turn, played until a faulty game is stored; the
     live events heard meanwhile."""
     directory = tmp_path_factory.mktemp("shapes") / "contest"
-    tokens = {"admin": init(directory, games=4, min_games=2)}
+    tokens = {"admin": init(directory, games=4, min_games=2, extra=OPEN_HILL)}
     tokens |= {name: add(directory, name) for name in ("alice", "bob", "carol")}
     app = build(directory, Where(1))
     heard: list[str] = []
@@ -72,13 +85,18 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
     broker._deliver = hear
     with TestClient(app) as client:
         bots = {}
-        for name, source in (("alice", (BOTS / "counter.masm").read_text()),
-                             ("carol", FAULTY)):
-            made = client.post("/api/hills/main/bots", content=source.encode(), headers={
-                "Authorization": f"Bearer {tokens[name]}", "Content-Type": "text/plain"})
-            assert made.status_code == 201, made.text
-            bots[name] = made.json()["bot"]
-        wait_for(lambda: any(m.startswith("event: game") and '"kind"' in m for m in heard))
+        for hill in ("open", "main"):
+            for name, source in (("alice", (BOTS / "counter.masm").read_text()),
+                                 ("carol", FAULTY)):
+                made = client.post(f"/api/hills/{hill}/bots", content=source.encode(),
+                                   headers={"Authorization": f"Bearer {tokens[name]}",
+                                            "Content-Type": "text/plain"})
+                assert made.status_code == 201, made.text
+                bots[name] = made.json()["bot"]  # main's, the last
+        for hill in ("main", "open"):
+            wait_for(lambda hill=hill: any(  # type: ignore[misc]
+                m.startswith("event: game") and '"kind"' in m and f'"hill":"{hill}"' in m
+                for m in heard))
         yield {"client": client, "dir": directory, "heard": heard, "bots": bots, **tokens}
 
 
@@ -99,6 +117,8 @@ def test_the_live_game_event_is_the_apis_public_game(served: dict[str, Any]) -> 
     events = [json.loads(m.split("\ndata: ", 1)[1]) for m in served["heard"]
               if m.startswith("event: game\n")]
     assert events
+    opened = [e for e in events if e["hill"] == "open" and e["faults"]]
+    assert opened and all(f["statement"] is not None for e in opened for f in e["faults"])
     for event in events:
         detail = _get(served, f"/api/games/{event['game']}")
         del detail["options"], detail["engine"]

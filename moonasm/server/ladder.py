@@ -83,6 +83,7 @@ class Bot:
     last_played: int = 0
     last_first: int = 0  # the last game it sat first in
     under_way: int = 0
+    open: bool = False  # submitted to an open hill: its faults are public in full
 
 
 @dataclass
@@ -602,8 +603,13 @@ class Ladder:
                 self._forget(now)
                 self.last_game = now
         if flight.challenge is None:
+            bots = self.hills[flight.hill].bots
             for record in stored:
-                self.publish("game", public_game(flight.hill, record))
+                # an open hill's bots are read by anyone: the event says what /api/games says
+                # to anyone (a bot gone since is not known open: its details stay out)
+                shown = {seat for seat, k in enumerate(record.seats, 1)
+                         if (bot := bots.get(int(k))) is not None and bot.open}
+                self.publish("game", public_game(flight.hill, record, shown))
 
     # -- standings -----------------------------------------------------------------------
 
@@ -690,7 +696,8 @@ class Ladder:
 
 def bot_of(row: Any) -> Bot:
     return Bot(row["id"], row["hill"], row["author"], row["author_name"], row["name"],
-               row["version"], row["source"], row["sha256"], last_played=row["last_played"])
+               row["version"], row["source"], row["sha256"], last_played=row["last_played"],
+               open=bool(row["open"]))
 
 
 def log(line: str) -> None:
@@ -740,10 +747,11 @@ def record_of(row: Any) -> GameRecord:
                       tuple(FaultRecord.from_json(f) for f in json.loads(row["faults"])))
 
 
-def public_game(hill: str, r: GameRecord) -> dict[str, Any]:
+def public_game(hill: str, r: GameRecord, shown: set[int]) -> dict[str, Any]:
     """A game as the live `game` event announces it: rated (challenges are not announced),
-    in the public form (an event has no reader)."""
-    return shapes.game_json(hill, r, rated=True)
+    in the form anyone reads (an event has no reader): the faults in full only of the `shown`
+    seats, those of bots submitted to an open hill."""
+    return shapes.game_json(hill, r, rated=True, shown=shown)
 
 
 def background_worker(parent: int) -> None:

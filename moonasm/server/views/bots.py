@@ -94,7 +94,7 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
                                          int(hill.open), time.time())).lastrowid
     assert bot_id is not None
     site.ladder.added(Bot(bot_id, hill.key, person.id, person.name, name, version, source,
-                          sha), replaced)
+                          sha, open=hill.open), replaced)
     return {"bot": bot_id, "name": name, "author": person.name, "version": version,
             "sha256": sha, "hill": hill.key}
 
