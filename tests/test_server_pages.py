@@ -42,6 +42,13 @@ def _rows(driver: Any) -> list[str]:
     return rows
 
 
+def _game_rows(driver: Any) -> list[str]:
+    """The recent games' rows' text, read at once."""
+    rows: list[str] = driver.execute_script(
+        "return [...document.querySelectorAll('table.games tbody tr')].map(r => r.innerText)")
+    return rows
+
+
 def test_standings_update_live_without_reloading(site) -> None:  # type: ignore[no-untyped-def]
     server = site["server"]
     with chromium(1200, 1600) as driver:
@@ -50,6 +57,9 @@ def test_standings_update_live_without_reloading(site) -> None:  # type: ignore[
         driver.execute_script("window.notReloaded = true")
         assert submit(server, site["cy"], bot_source("gamma", "hoarder")).status_code == 201
         wait_for(lambda: any("gamma" in r for r in _rows(driver)), timeout=30)
+        # the games pushed live read as the page's own rows do: names and versions, no ids
+        wait_for(lambda: any("gamma v1" in r for r in _game_rows(driver)), timeout=30)
+        assert not [r for r in _game_rows(driver) if re.search(r"\bbot \d+", r)]
         assert driver.execute_script("return window.notReloaded") is True
         screenshot(driver, "hill-wide")
         assert errors(driver) == []

@@ -52,7 +52,28 @@
     counts.forEach((c) => { if (c.dataset.hill === hill) c.textContent = data.games; });
   }
 
-  function addGame(game) {
+  // A bot's name as the server writes it in a game's row ("builder v2"): taken from the rows
+  // the page was rendered with, else asked of the API once. A live row reads like a reloaded one.
+  const names = new Map();
+  const botPath = new RegExp("^" + urls.botUrl.replace(/[.*+?^$()|[\]\\]/g, "\\$&")
+    .replace(/\\?\{[a-z]+\\?\}/, "(\\d+)") + "$");
+  gameTables.forEach((table) => table.querySelectorAll("a").forEach((a) => {
+    const id = new URL(a.href).pathname.match(botPath);
+    if (id) names.set(Number(id[1]), Promise.resolve(a.textContent));
+  }));
+  function nameOf(bot) {
+    if (!names.has(bot)) {
+      names.set(bot, fetch(fill(urls.botApiUrl, bot))
+        .then((answer) => answer.ok ? answer.json() : Promise.reject(answer.status))
+        .then((b) => b.name + " v" + b.version)
+        .catch(() => { names.delete(bot); return "bot " + bot; }));
+    }
+    return names.get(bot);
+  }
+
+  async function addGame(game) {
+    if (!gameTables.length) return;
+    const labels = await Promise.all(game.bots.map(nameOf));
     gameTables.forEach((table) => {
       if (table.dataset.hill && table.dataset.hill !== game.hill) return;
       if (table.dataset.bot && !game.bots.includes(Number(table.dataset.bot))) return;
@@ -64,7 +85,7 @@
       const bots = cell(row, "", "name");
       game.bots.forEach((b, i) => {
         if (i) bots.appendChild(document.createTextNode(" · "));
-        link(bots, fill(urls.botUrl, b), "bot " + b);
+        link(bots, fill(urls.botUrl, b), labels[i]);
       });
       cell(row, game.scores.join(" – "));
       cell(row, game.winners.join(", ") || "—");
