@@ -243,3 +243,30 @@ def test_static_files_are_linked_by_their_digest_and_kept_a_year(inprocess: InPr
         assert answer.headers["cache-control"] == "public, max-age=31536000, immutable"
     assert "immutable" not in c.get("/static/site.css").headers.get("cache-control", "")
     assert c.get("/play").headers["cache-control"] == "private, no-store"
+
+
+def test_a_puzzle_pages_answer_refused_is_told_in_json(inprocess: InProcess) -> None:
+    """The puzzle page's script posts an answer with the page's CSRF token and reads JSON:
+    an answer refused (a directive in it, or a forged token) is `{"error", …}` like the API's,
+    not an HTML page the script cannot read."""
+    from moonasm.server import people
+    from moonasm.server.db import STORE_NAME, Database
+
+    db = Database.open(inprocess.directory / STORE_NAME)
+    try:
+        token = people.add(db, "stu", "student", "lessons")
+    finally:
+        db.close()
+    c = _signed_in(inprocess, token)
+    csrf = c.cookies.get("moonasm_csrf")
+    refused = c.post("/courses/lessons/05-rol/answers", content=b".goal 3\nROL A\n",
+                     headers={"Content-Type": "text/plain", "X-CSRF-Token": csrf})
+    assert refused.status_code == 422
+    assert refused.headers["content-type"] == "application/json"
+    assert refused.json()["error"] == ("an answer holds statements only: the puzzle's "
+                                       "directives set the machine up")
+    forged = c.post("/courses/lessons/05-rol/answers", content=b"ROL A\n",
+                    headers={"Content-Type": "text/plain", "X-CSRF-Token": "forged"})
+    assert forged.status_code == 403 and "error" in forged.json()
+    assert c.post("/courses/lessons/05-rol/answers", content=b"ROL A\n", headers={
+        "Content-Type": "text/plain", "X-CSRF-Token": csrf}).json()["reached"] is True

@@ -103,7 +103,8 @@ def _viewer_file(name: str) -> Callable[[Request], Awaitable[Response]]:
 
 
 async def answer_error(request: Request, exc: Exception) -> Response:
-    """Errors as the asker reads them: JSON `{"error"}` under /api, a page elsewhere."""
+    """Errors as the asker reads them: JSON `{"error"}` under /api and to a page's script (it
+    sends the page's `X-CSRF-Token`: the answers a puzzle page posts), a page elsewhere."""
     if isinstance(exc, ApiError):
         status, message, headers = exc.status, exc.message, exc.headers
     elif isinstance(exc, HTTPException):
@@ -112,7 +113,7 @@ async def answer_error(request: Request, exc: Exception) -> Response:
         headers = dict(exc.headers or {})
     else:
         raise exc
-    if request.url.path.startswith("/api/"):
+    if request.url.path.startswith("/api/") or "x-csrf-token" in request.headers:
         if isinstance(exc, ApiError):
             return exc.response()
         return guard.JSONResponse({"error": message}, status, headers=headers)
