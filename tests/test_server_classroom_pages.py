@@ -182,6 +182,22 @@ def test_a_student_solves_a_lesson_and_sees_the_class_histogram(school, width: i
         assert errors(driver) == []
 
 
+def test_an_answer_that_does_not_solve_shows_no_broken_histogram(school) -> None:  # type: ignore[no-untyped-def]
+    """Before a solve the class's histogram stays hidden: no broken image, no alt text."""
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with chromium(1280, 1400) as driver:
+        _sign_in(driver, server, school["ana"], "/courses/lessons/06-rol-wrap")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
+        _type(driver, "NOT B\n")
+        driver.find_element(By.ID, "submit-answer").click()
+        grade = driver.find_element(By.ID, "grade")
+        wait_for(lambda: grade.text.startswith("Every statement ran"))
+        assert not driver.find_element(By.ID, "histogram").is_displayed()
+        assert errors(driver) == []
+
+
 def test_the_teacher_downloads_the_gradebook_as_csv(school, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.by import By
 
