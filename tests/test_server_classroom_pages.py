@@ -132,6 +132,31 @@ def test_a_typo_is_shown_under_its_line_then_fixed_run_and_stepped(school) -> No
         assert errors(fresh) == []
 
 
+@pytest.mark.parametrize(("source", "line"), [
+    (".power 0.5\nROL A\n", "ROL A"),  # the first statement
+    (".power 1.5\nROL A\nROL B\n", "ROL B"),  # a later one
+])
+def test_a_fault_is_shown_under_its_line_whichever_statement_it_is(school, source: str,  # type: ignore[no-untyped-def]
+                                                                    line: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with chromium(1280, 900) as driver:
+        driver.get(server.url + "/play")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
+        _type(driver, source)
+        driver.find_element(By.ID, "run").click()
+        status = driver.find_element(By.ID, "status")
+        wait_for(lambda: "power" in status.text, timeout=10)
+        fault = f"{source.count(chr(10))}:1: ROL costs 1 but only 0.5 power is left this turn"
+        assert status.text == f"power fault at line {fault}"
+        faults = wait_for(lambda: [w for w in _widgets(driver)
+                                   if w[1].startswith("^ power fault")])
+        assert faults == [(line, "^ power fault: ROL costs 1 but only 0.5 power is left "
+                                 "this turn")]
+        assert errors(driver) == []
+
+
 def test_the_playground_fits_a_phone(school) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.by import By
 

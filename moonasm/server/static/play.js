@@ -160,15 +160,22 @@
     for (const [name, value] of Object.entries(t.registers)) lampRow(body, name, value, result.bits);
     for (const [seat, value] of Object.entries(t.ram)) lampRow(body, "RAM" + seat, value, result.bits);
   }
+  // a run's error is a fault when its kind is one (the first statement's included), else the
+  // checker's, already shown under its line
+  const isFault = (error) => sets.fault.has(error.kind.toUpperCase());
   function outcome(r) {
     if (r.error) {
       const line = r.error.line === null ? "" : ` at line ${r.error.line - offset}:${r.error.column}`;
-      return `${r.error.kind} ${r.ok === false && r.steps ? "fault" : "error"}${line}: ${r.error.message}`;
+      return `${r.error.kind} ${isFault(r.error) ? "fault" : "error"}${line}: ${r.error.message}`;
     }
     const goal = r.goal ? (r.goal.reached ? ` · goal ${r.goal.value} reached` : ` · goal ${r.goal.value} NOT reached`) : "";
     return `power spent ${r.power.spent}${r.power.left === null ? "" : ", left " + r.power.left} · ${r.steps} steps${goal}`;
   }
   async function run() {
+    // the run answers with this text's diagnostics: a check under way or due would only
+    // clear the fault the run shows under its line
+    clearTimeout(checkTimer);
+    ++checked;
     status.textContent = "running…";
     const [code, data] = await post(root.dataset.runUrl, JSON.stringify({ source: full() }));
     if (code !== 200) { status.textContent = data.error || `run failed (${code})`; return; }
@@ -182,8 +189,9 @@
       const node = document.createElement("div");
       node.className = "diag error fault";
       node.textContent = " ".repeat(Math.max(0, data.error.column - 1)) + "^ " + data.error.kind + " fault: " + data.error.message;
-      if (!data.trace.length && data.ok === false && !data.steps) { /* a checker error: already shown */ }
-      else widgets.push(editor.addLineWidget(line - 1, node, { coverGutter: false, noHScroll: true }));
+      if (isFault(data.error)) {
+        widgets.push(editor.addLineWidget(line - 1, node, { coverGutter: false, noHScroll: true }));
+      }
     }
     $("stepper").hidden = !trace.length;
     $("step").max = Math.max(0, trace.length - 1);

@@ -123,6 +123,7 @@ def moon_mode() -> str:
     """The editor's MOON mode: its word lists from the instruction table."""
     from moonasm import isa
     from moonasm.lang.directives import SPECS
+    from moonasm.status import FAULT_KINDS
 
     words = {
         "operation": sorted(op.mnemonic for op in isa.TABLE if op.is_machine_op),
@@ -134,6 +135,7 @@ def moon_mode() -> str:
         "game": sorted(isa.VALUE_WORDS),
         "argument": sorted({w.upper() for w in (*isa.MODES, *isa.HACKERS)}),
         "directive": sorted(SPECS),
+        "fault": sorted(FAULT_KINDS),  # a run's error of these kinds is a fault, not a check's
     }
     return (f"// Generated from moonasm's instruction table; do not edit.\n"
             f"window.MOON_WORDS = {json.dumps(words)};\n")
