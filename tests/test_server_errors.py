@@ -270,3 +270,23 @@ def test_a_puzzle_pages_answer_refused_is_told_in_json(inprocess: InProcess) -> 
     assert forged.status_code == 403 and "error" in forged.json()
     assert c.post("/courses/lessons/05-rol/answers", content=b"ROL A\n", headers={
         "Content-Type": "text/plain", "X-CSRF-Token": csrf}).json()["reached"] is True
+
+
+def test_signing_in_from_a_page_comes_back_to_it(inprocess: InProcess) -> None:
+    """The header's "sign in" link carries the page it was followed from, and the form lands
+    there (not on `/`); a target off the site still lands on `/`."""
+    import re
+
+    c = inprocess.client()
+    page = c.get("/courses/lessons").text
+    href = re.search(r'<a href="([^"]*)">sign in</a>', page)
+    assert href is not None and href.group(1) == "/signin?next=/courses/lessons"
+    form = c.get(href.group(1)).text
+    assert 'name="next" value="/courses/lessons"' in form
+    signed = c.post("/signin", data={"token": inprocess.tokens["alice"], "csrf": _csrf(c),
+                                     "next": "/courses/lessons"}, follow_redirects=False)
+    assert (signed.status_code, signed.headers["location"]) == (303, "/courses/lessons")
+    away = inprocess.client()
+    signed = away.post("/signin", data={"token": inprocess.tokens["bob"], "csrf": _csrf(away),
+                                        "next": "//elsewhere.example/"}, follow_redirects=False)
+    assert signed.headers["location"] == "/"
