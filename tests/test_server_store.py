@@ -9,6 +9,7 @@ import hashlib
 import os
 import signal
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,6 +101,16 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, sig: int) -> None:
     assert sorted(p.name for p in directory.iterdir()) == ["contest.sqlite", "contest.toml",
                                                             "optima.json", "serve.lock"]
     assert rows(directory / STORE, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_without_the_extra_the_message_says_how_to_install_it(
+        tmp_path: Path, serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From PyPI the extra is `moonasm[server]`; from a clone it is `.[server]`: both said."""
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if not installed
+    assert serve(tmp_path / "contest", "--init") == (
+        2, "", "moonasm serve: error: the server needs its extra (uvicorn is missing): pip "
+               "install 'moonasm[server]' (from a clone: pip install '.[server]')\n")
+    assert not (tmp_path / "contest").exists()
 
 
 def test_one_server_a_directory(tmp_path: Path, serve: Serve) -> None:

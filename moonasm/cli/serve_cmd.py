@@ -83,7 +83,7 @@ def main(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: F401
     except ImportError as e:
         return _fail(f"the server needs its extra ({e.name} is missing): "
-                     "pip install 'moonasm[server]'")
+                     "pip install 'moonasm[server]' (from a clone: pip install '.[server]')")
     from moonasm.server import config
     from moonasm.server.db import STORE_NAME, Busy, Database, DirectoryLock
 
