@@ -3,7 +3,8 @@ keeps playing games between them and rates them, everyone sees the standings cha
 with a playground and courses for students (docs/server.md).
 
   moonasm serve DIR --init                 create DIR: contest.toml, the store, the admin token
-  moonasm serve DIR --add-author NAME      print a new author token (shown once)
+  moonasm serve DIR --add-author NAME      print a new author token (shown once; labelled
+                                           on a terminal, bare when piped)
   moonasm serve DIR --add-student COURSE NAME
   moonasm serve DIR --revoke NAME | --rotate NAME | --backup FILE
   moonasm serve DIR --restore FILE         replace the store with a backup (server stopped)
@@ -136,12 +137,14 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
 
     try:
         if args.add_author is not None:
-            print(people.add(db, args.add_author, people.Role.AUTHOR))
+            name = args.add_author
+            _token(f"author token for {name}", people.add(db, name, people.Role.AUTHOR))
         elif args.add_student is not None:
             course, name = args.add_student
             if contest.course(course) is None:
                 return _fail(f"no course '{course}' in {directory / config.CONFIG_NAME}")
-            print(people.add(db, name, people.Role.STUDENT, course))
+            _token(f"student token for {name} in {course}",
+                   people.add(db, name, people.Role.STUDENT, course))
         elif args.revoke is not None:
             already, left = people.revoke(db, args.revoke)
             if already:
@@ -151,7 +154,7 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
                       f"{left} bot{'s' * (left != 1)} left the ladder")
         elif args.rotate is not None:
             token, was_revoked = people.rotate(db, args.rotate)
-            print(token)
+            _token(f"new token for {args.rotate}", token)
             if was_revoked:
                 _note(f"{args.rotate} is no longer revoked; their bots stay off the ladder "
                       "until they submit again")
@@ -173,6 +176,14 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
     except ValueError as e:
         return _fail(str(e))
     return ExitStatus.OK
+
+
+def _token(label: str, token: str) -> None:
+    """A new token: labelled on a terminal, bare when piped (`TOKEN=$(moonasm serve …)`)."""
+    if sys.stdout.isatty():
+        print(f"{label} (shown once): {token}")
+    else:
+        print(token)
 
 
 def _restore(directory: Path, backup: Path) -> int:
