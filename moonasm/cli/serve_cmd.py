@@ -16,6 +16,9 @@ trusted) or --insecure-http. One server a directory: serving (and restoring) hol
 DIR. SIGTERM or Ctrl-C stops the server cleanly (the store checkpointed and closed, then
 `stopped`). Exit status: 0 done (or the server stopped), 2 usage error (a missing or invalid
 DIR, contest.toml or store, or DIR served by another process, included).
+
+Serving prints `listening on http://HOST:PORT` once it accepts connections, then the pages to
+open: the standings, the playground, each course and the submission form.
 """
 
 from __future__ import annotations
@@ -112,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
             return _fail(str(e))
         if serving:
             _close(db)  # the app opens its own
-            return _serve(args, directory)
+            return _serve(args, directory, contest)
         try:
             return _manage(args, directory, contest, db)
         except sqlite3.Error as e:  # a full disk, a store locked beyond the timeout
@@ -186,6 +189,15 @@ def _token(label: str, token: str) -> None:
         print(token)
 
 
+def _pages(url: str, contest: Contest) -> list[str]:
+    """The pages an organiser opens, one a line, printed after `listening on`."""
+    pages = [("standings", "/"), ("playground", "/play"),
+             *((f"course {c.key}", f"/courses/{c.key}") for c in contest.courses),
+             ("submit a bot", "/submit")]
+    width = max(len(what) for what, _ in pages)
+    return [f"  {what:<{width}}  {url}{path}" for what, path in pages]
+
+
 def _restore(directory: Path, backup: Path) -> int:
     from moonasm.server.db import STORE_NAME, Busy, DirectoryLock, restore
 
@@ -237,7 +249,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _serve(args: argparse.Namespace, directory: Path) -> int:
+def _serve(args: argparse.Namespace, directory: Path, contest: Contest) -> int:
     import signal
     import socket
 
@@ -287,7 +299,8 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started:
-                print(f"listening on {scheme}://{shown}:{port}", flush=True)
+                url = f"{scheme}://{shown}:{port}"
+                print("\n".join([f"listening on {url}", *_pages(url, contest)]), flush=True)
 
     # uvicorn stops on SIGTERM and SIGINT, then raises the signal again to end the process
     # the signal's own way; with these handlers in place that second signal does nothing,
