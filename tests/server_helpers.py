@@ -137,12 +137,18 @@ def halt(server: Server, sig: int = signal.SIGTERM) -> tuple[int, str, str]:
     """Stop the server with `sig` (an organiser's `kill`, or Ctrl-C); its exit status and what
     it wrote to standard output (after `listening on`) and standard error."""
     assert server.proc is not None
+    assert server.proc.stdout is not None and server.proc.stderr is not None
     server.proc.send_signal(sig)
     try:
-        out, err = server.proc.communicate(timeout=20)
+        server.proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         os.killpg(server.proc.pid, signal.SIGKILL)
-        out, err = server.proc.communicate()
+        server.proc.wait()
+    # Read through the text streams (not `communicate`, which reads the pipes beneath them):
+    # the lines `start` buffered after `listening on` are part of the output.
+    out, err = server.proc.stdout.read(), server.proc.stderr.read()
+    server.proc.stdout.close()
+    server.proc.stderr.close()
     status = server.proc.returncode
     server.proc = None
     return status, out, err

@@ -5,7 +5,12 @@ issue's item 9, line by line, as the organiser and the people they add meet it."
 
 from __future__ import annotations
 
+import os
+import pty
+import re
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +18,7 @@ from typing import Any
 
 import httpx
 import pytest
+from conftest import ROOT, _plain_env
 from server_helpers import (
     Server,
     add,
@@ -194,3 +200,41 @@ def test_a_revoked_students_answers_stay_in_the_gradebook_under_their_name(
         assert (row["solved"], rol["reached"], rol["power"], rol["attempts"]) == (1, True, 1, 1)
     finally:
         server.stop()
+
+
+def on_a_terminal(directory: Path, *args: str) -> str:
+    """`moonasm serve DIR ARGS` with its standard output a terminal: what the terminal shows."""
+    leader, follower = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "moonasm", "serve", str(directory), *args],
+                          stdout=follower, stderr=subprocess.DEVNULL, cwd=ROOT,
+                          env=_plain_env()) as proc:
+        os.close(follower)
+        shown = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed with the process
+                break
+            if not chunk:
+                break
+            shown += chunk
+        assert proc.wait(timeout=60) == 0
+    os.close(leader)
+    return shown.decode().replace("\r\n", "\n")
+
+
+def test_a_token_is_labelled_on_a_terminal_and_bare_when_piped(tmp_path: Path,
+                                                               serve: Serve) -> None:
+    """Spec §10.2: `--add-author`/`--add-student`/`--rotate` label the token they print on a
+    terminal; piped (`TOKEN=$(moonasm serve …)`), the token stands alone."""
+    directory = tmp_path / "contest"
+    init(directory)
+    shown = on_a_terminal(directory, "--add-author", "ada")
+    assert re.fullmatch(r"author token for ada \(shown once\): author_\S+\n", shown), shown
+    shown = on_a_terminal(directory, "--add-student", "lessons", "bob")
+    assert re.fullmatch(r"student token for bob in lessons \(shown once\): student_\S+\n",
+                        shown), shown
+    shown = on_a_terminal(directory, "--rotate", "ada")
+    assert re.fullmatch(r"new token for ada \(shown once\): author_\S+\n", shown), shown
+    status, out, err = serve(directory, "--add-author", "cy")
+    assert (status, re.fullmatch(r"author_\S+\n", out) is not None, err) == (0, True, "")

@@ -9,6 +9,7 @@ import hashlib
 import os
 import signal
 import sqlite3
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -100,6 +101,37 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, sig: int) -> None:
     assert sorted(p.name for p in directory.iterdir()) == ["contest.sqlite", "contest.toml",
                                                             "optima.json", "serve.lock"]
     assert rows(directory / STORE, "PRAGMA integrity_check") == [("ok",)]
+
+
+def test_serve_prints_the_pages_to_open_and_stops_without_a_warning(tmp_path: Path) -> None:
+    """Spec §10.2: after `listening on` the addresses of the main pages, each answering; a
+    stop after the ladder and the playground's runners have worked leaves stderr empty (no
+    "leaked semaphore objects") and `stopped` last."""
+    directory = tmp_path / "contest"
+    init(directory)
+    tokens = [add(directory, "ada"), add(directory, "bob")]
+    server = Server(directory, jobs=2).start()
+    played(directory, tokens, server)
+    with server.client() as c:
+        assert c.post("/api/run", json={"source": "MOV A, 1"}).status_code == 200
+        pages = ["/", "/play", "/courses/lessons", "/submit"]
+        assert [c.get(page).status_code for page in pages] == [200] * 4
+    status, out, err = halt(server)
+    url = server.url
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [f"  standings       {url}/", f"  playground      {url}/play",
+                                f"  course lessons  {url}/courses/lessons",
+                                f"  submit a bot    {url}/submit", "stopped"]
+
+
+def test_without_the_extra_the_message_says_how_to_install_it(
+        tmp_path: Path, serve: Serve, monkeypatch: pytest.MonkeyPatch) -> None:
+    """From PyPI the extra is `moonasm[server]`; from a clone it is `.[server]`: both said."""
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # as if not installed
+    assert serve(tmp_path / "contest", "--init") == (
+        2, "", "moonasm serve: error: the server needs its extra (uvicorn is missing): pip "
+               "install 'moonasm[server]' (from a clone: pip install '.[server]')\n")
+    assert not (tmp_path / "contest").exists()
 
 
 def test_one_server_a_directory(tmp_path: Path, serve: Serve) -> None:

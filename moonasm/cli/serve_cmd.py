@@ -3,7 +3,8 @@ keeps playing games between them and rates them, everyone sees the standings cha
 with a playground and courses for students (docs/server.md).
 
   moonasm serve DIR --init                 create DIR: contest.toml, the store, the admin token
-  moonasm serve DIR --add-author NAME      print a new author token (shown once)
+  moonasm serve DIR --add-author NAME      print a new author token (shown once; labelled
+                                           on a terminal, bare when piped)
   moonasm serve DIR --add-student COURSE NAME
   moonasm serve DIR --revoke NAME | --rotate NAME | --backup FILE
   moonasm serve DIR --restore FILE         replace the store with a backup (server stopped)
@@ -15,6 +16,9 @@ trusted) or --insecure-http. One server a directory: serving (and restoring) hol
 DIR. SIGTERM or Ctrl-C stops the server cleanly (the store checkpointed and closed, then
 `stopped`). Exit status: 0 done (or the server stopped), 2 usage error (a missing or invalid
 DIR, contest.toml or store, or DIR served by another process, included).
+
+Serving prints `listening on http://HOST:PORT` once it accepts connections, then the pages to
+open: the standings, the playground, each course and the submission form.
 """
 
 from __future__ import annotations
@@ -83,7 +87,7 @@ def main(args: argparse.Namespace) -> int:
         import uvicorn  # noqa: F401
     except ImportError as e:
         return _fail(f"the server needs its extra ({e.name} is missing): "
-                     "pip install 'moonasm[server]'")
+                     "pip install 'moonasm[server]' (from a clone: pip install '.[server]')")
     from moonasm.server import config
     from moonasm.server.db import STORE_NAME, Busy, Database, DirectoryLock
 
@@ -111,7 +115,7 @@ def main(args: argparse.Namespace) -> int:
             return _fail(str(e))
         if serving:
             _close(db)  # the app opens its own
-            return _serve(args, directory)
+            return _serve(args, directory, contest)
         try:
             return _manage(args, directory, contest, db)
         except sqlite3.Error as e:  # a full disk, a store locked beyond the timeout
@@ -136,12 +140,14 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
 
     try:
         if args.add_author is not None:
-            print(people.add(db, args.add_author, people.Role.AUTHOR))
+            name = args.add_author
+            _token(f"author token for {name}", people.add(db, name, people.Role.AUTHOR))
         elif args.add_student is not None:
             course, name = args.add_student
             if contest.course(course) is None:
                 return _fail(f"no course '{course}' in {directory / config.CONFIG_NAME}")
-            print(people.add(db, name, people.Role.STUDENT, course))
+            _token(f"student token for {name} in {course}",
+                   people.add(db, name, people.Role.STUDENT, course))
         elif args.revoke is not None:
             already, left = people.revoke(db, args.revoke)
             if already:
@@ -151,7 +157,7 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
                       f"{left} bot{'s' * (left != 1)} left the ladder")
         elif args.rotate is not None:
             token, was_revoked = people.rotate(db, args.rotate)
-            print(token)
+            _token(f"new token for {args.rotate}", token)
             if was_revoked:
                 _note(f"{args.rotate} is no longer revoked; their bots stay off the ladder "
                       "until they submit again")
@@ -173,6 +179,23 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
     except ValueError as e:
         return _fail(str(e))
     return ExitStatus.OK
+
+
+def _token(label: str, token: str) -> None:
+    """A new token: labelled on a terminal, bare when piped (`TOKEN=$(moonasm serve …)`)."""
+    if sys.stdout.isatty():
+        print(f"{label} (shown once): {token}")
+    else:
+        print(token)
+
+
+def _pages(url: str, contest: Contest) -> list[str]:
+    """The pages an organiser opens, one a line, printed after `listening on`."""
+    pages = [("standings", "/"), ("playground", "/play"),
+             *((f"course {c.key}", f"/courses/{c.key}") for c in contest.courses),
+             ("submit a bot", "/submit")]
+    width = max(len(what) for what, _ in pages)
+    return [f"  {what:<{width}}  {url}{path}" for what, path in pages]
 
 
 def _restore(directory: Path, backup: Path) -> int:
@@ -226,7 +249,7 @@ def _loopback(host: str) -> bool:
         return False
 
 
-def _serve(args: argparse.Namespace, directory: Path) -> int:
+def _serve(args: argparse.Namespace, directory: Path, contest: Contest) -> int:
     import signal
     import socket
 
@@ -276,7 +299,8 @@ def _serve(args: argparse.Namespace, directory: Path) -> int:
         async def startup(self, sockets: list[socket.socket] | None = None) -> None:
             await super().startup(sockets)
             if self.started:
-                print(f"listening on {scheme}://{shown}:{port}", flush=True)
+                url = f"{scheme}://{shown}:{port}"
+                print("\n".join([f"listening on {url}", *_pages(url, contest)]), flush=True)
 
     # uvicorn stops on SIGTERM and SIGINT, then raises the signal again to end the process
     # the signal's own way; with these handlers in place that second signal does nothing,
