@@ -22,6 +22,10 @@ prints its result, and the language server and the REPL show it. Each warning is
   while the cost is the greatest (`CMP COST ROL, POWER` / `JG elsewhere`: a disabled
   operation costs more than anything), with no operation between the CMP and the jump.
 
+A warning of one kind about one name (a register, an operation) is given once a turn, at its
+first place, with the count of its other places there ("… and 41 more uses in this turn"): a
+table that reads B on every row is one mistake, and a warning per row buried the rest (spec §6).
+
 Warnings never change the exit status; only valid programs have them.
 """
 
@@ -114,7 +118,8 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
     assert power is not None
     hacker_name = config.hackers.get(turn.player)
     hacker = isa.HACKERS[hacker_name] if hacker_name else None
-    found = []
+    first: dict[str, tuple[Stmt, float]] = {}
+    more: dict[str, int] = {}
     for index, stmt in enumerate(turn.stmts):
         op = stmt.op
         if not reachable[index] or not op.is_machine_op:
@@ -123,11 +128,30 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
             continue  # its first uses each turn are free
         cost = isa.cost_of(op, config.mode, hacker)
         if cost > power:
-            found.append(_warning(
-                "over-budget", f"{op.mnemonic} costs {isa.power_text(cost)} but a turn has "
-                f"only {isa.power_text(power)} power (.power): it can only be a power fault",
-                stmt.span))
-    return found
+            if op.mnemonic in first:
+                more[op.mnemonic] = more.get(op.mnemonic, 0) + 1
+            else:
+                first[op.mnemonic] = stmt, cost
+    return [_warning(
+        "over-budget", f"{name} costs {isa.power_text(cost)} but a turn has only "
+        f"{isa.power_text(power)} power (.power): it can only be a power fault"
+        + _more([(name, more.get(name, 0))]), stmt.span)
+        for name, (stmt, cost) in first.items()]
+
+
+def _more(counts: list[tuple[str, int]]) -> str:
+    """What a turn's first warning about some names says of their other places: "" when there
+    are none, " … and 41 more uses in this turn", or for several names " … and 3 more uses of B
+    and 1 of C in this turn"."""
+    counts = [(name, n) for name, n in counts if n]
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        n = counts[0][1]
+        return f" … and {n} more use{'s' if n > 1 else ''} in this turn"
+    (name, n), *rest = counts
+    others = " and ".join(f"{k} of {other}" for other, k in rest)
+    return f" … and {n} more use{'s' if n > 1 else ''} of {name} and {others} in this turn"
 
 
 # -- ERROR guards --------------------------------------------------------------------------
@@ -231,13 +255,20 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
     at: dict[int, list[frozenset[str]]] = {}
     for (index, _), names in guarded.items():
         at.setdefault(index, []).append(names)
-    found = []
+    # each name is warned about at its first unguarded use; a statement whose names were all
+    # warned about before only adds to their counts
+    first: list[list[tuple[str, Span]]] = []
+    more: dict[str, int] = {}
     for index, states in sorted(at.items()):
-        stmt = stmts[index]
-        missing = [(name, span) for name, span in _uses(stmt)
+        missing = [(name, span) for name, span in _uses(stmts[index])
                    if any(name not in names for names in states)]
-        if not missing:
-            continue
+        new = [(name, span) for name, span in missing if name not in more]
+        for name, _ in missing:
+            more[name] = more[name] + 1 if name in more else 0
+        if new:
+            first.append(new)
+    found = []
+    for missing in first:
         what = " and ".join(name for name, _ in missing)
         checks = " or ".join(f"ERROR {name}" for name, _ in missing)
         if len(missing) == 1:
@@ -248,6 +279,6 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
         found.append(_warning(
             "unguarded", f"{what} {'is' if len(missing) == 1 else 'are'} used on a path that "
             f"has not checked {checks} since the turn began or the last operation, and an "
-            f"ERROR card would make this a disabled fault: {guard}",
-            missing[0][1]))
+            f"ERROR card would make this a disabled fault: {guard}"
+            + _more([(name, more[name]) for name, _ in missing]), missing[0][1]))
     return found
