@@ -47,16 +47,24 @@ _COMPARE: dict[str, Callable[[int, int], bool]] = {
     ">": operator.gt, ">=": operator.ge}
 
 
-def find_warnings(program: Program) -> list[Diagnostic]:
-    """Every warning of a valid program, in source order."""
+KINDS = ("unused-label", "unreachable", "over-budget", "unguarded")
+
+
+def find_warnings(program: Program, silenced: frozenset[str] = frozenset()) -> list[Diagnostic]:
+    """Every warning of a valid program, in source order, but those of the kinds `silenced`
+    (`check --no-warn`), which are not looked for at all: the ERROR-guard flow analysis is
+    most of the time a large bot's warnings take."""
     found: list[Diagnostic] = []
     for turn in program.turns:
-        found += _unused_labels(turn)
+        if "unused-label" not in silenced:
+            found += _unused_labels(turn)
         reachable = _reachable(turn.stmts)
-        found += _unreachable(turn.stmts, reachable)
-        if not program.bot and program.config.power is not None:
+        if "unreachable" not in silenced:
+            found += _unreachable(turn.stmts, reachable)
+        if not program.bot and program.config.power is not None and \
+                "over-budget" not in silenced:
             found += _over_budget(program, turn, reachable)
-        if program.bot:
+        if program.bot and "unguarded" not in silenced:
             found += _unguarded(turn.stmts)
     found.sort(key=lambda d: (d.line, d.column))
     return found
