@@ -73,7 +73,7 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
     from moonasm.lang.check import check
     from moonasm.lang.document import is_bot
     from moonasm.lang.lint import find_warnings
-    from moonasm.lang.parse import parse
+    from moonasm.lang.parse import gc_paused, parse
 
     try:
         texts = [(f, read_program(f)) for f in paths]
@@ -83,35 +83,38 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
     shown: list[JsonObject] = []
     errors = warnings = errors_shown = 0
     files_with_problems = 0
-    for name, text in texts:
-        parsed = parse(text)
-        result = check(parsed, bot=bot or is_bot(parsed))
-        program = result.program
-        par = _par_problems(program, parsed) if program is not None else []
-        par_errors = [d for d in par if d.severity == "error"]
-        if par_errors:
-            program = None  # a par no program can meet makes the puzzle invalid
-        found = find_warnings(result.program, silenced) if result.program is not None else []
-        if "all" in silenced:
-            par = par_errors
-        problems = sorted(result.errors + found + par, key=lambda d: (d.line, d.column))
-        errors += len(result.errors) + len(par_errors)
-        warnings += len(found) + len(par) - len(par_errors)
-        files_with_problems += bool(problems)
-        visible: list[Diagnostic] = []
-        for d in problems:
-            if max_errors is not None and errors_shown >= max_errors:
-                break  # past the cap nothing more is shown, warnings included
-            visible.append(d)
-            errors_shown += d.severity == "error"
-        if not as_json:
-            print_diagnostics(name, parsed.lines, visible)
-        shown += [diagnostic_json(d, name) for d in visible]
-        files.append({"file": name, "ok": program is not None,
-                      "statements": program.statement_count if program is not None else None})
-        if program is not None and not as_json:
-            what = "bot" if program.bot else "script"
-            print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
+    # a large program's records hold no cycles, yet with the collector on every warning and
+    # printed line would have it walk them all again (see gc_paused)
+    with gc_paused():
+        for name, text in texts:
+            parsed = parse(text)
+            result = check(parsed, bot=bot or is_bot(parsed))
+            program = result.program
+            par = _par_problems(program, parsed) if program is not None else []
+            par_errors = [d for d in par if d.severity == "error"]
+            if par_errors:
+                program = None  # a par no program can meet makes the puzzle invalid
+            found = find_warnings(result.program, silenced) if result.program is not None else []
+            if "all" in silenced:
+                par = par_errors
+            problems = sorted(result.errors + found + par, key=lambda d: (d.line, d.column))
+            errors += len(result.errors) + len(par_errors)
+            warnings += len(found) + len(par) - len(par_errors)
+            files_with_problems += bool(problems)
+            visible: list[Diagnostic] = []
+            for d in problems:
+                if max_errors is not None and errors_shown >= max_errors:
+                    break  # past the cap nothing more is shown, warnings included
+                visible.append(d)
+                errors_shown += d.severity == "error"
+            if not as_json:
+                print_diagnostics(name, parsed.lines, visible)
+            shown += [diagnostic_json(d, name) for d in visible]
+            files.append({"file": name, "ok": program is not None,
+                          "statements": program.statement_count if program is not None else None})
+            if program is not None and not as_json:
+                what = "bot" if program.bot else "script"
+                print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0
     if as_json:

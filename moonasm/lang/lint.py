@@ -37,6 +37,7 @@ from collections.abc import Callable
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
 from moonasm.lang.check import ArgKind, Program, Stmt, Turn
+from moonasm.lang.parse import gc_paused
 
 # What the deck's ERROR cards can disable (the game's `cards.EVENT_NAMES`; a test holds them
 # equal): registers B-D by index, and operations by mnemonic.
@@ -54,6 +55,11 @@ def find_warnings(program: Program, silenced: frozenset[str] = frozenset()) -> l
     """Every warning of a valid program, in source order, but those of the kinds `silenced`
     (`check --no-warn`), which are not looked for at all: the ERROR-guard flow analysis is
     most of the time a large bot's warnings take."""
+    with gc_paused():  # the flow analysis's many small sets hold no cycles (see gc_paused)
+        return _find(program, silenced)
+
+
+def _find(program: Program, silenced: frozenset[str]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for turn in program.turns:
         if "unused-label" not in silenced:
@@ -267,8 +273,11 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
     # warned about before only adds to their counts
     first: list[list[tuple[str, Span]]] = []
     more: dict[str, int] = {}
-    for index, states in sorted(at.items()):
-        missing = [(name, span) for name, span in _uses(stmts[index])
+    for index, stmt in enumerate(stmts):
+        states = at.get(index)
+        if states is None:
+            continue  # never reached
+        missing = [(name, span) for name, span in _uses(stmt)
                    if any(name not in names for names in states)]
         new = [(name, span) for name, span in missing if name not in more]
         for name, _ in missing:
