@@ -1,7 +1,8 @@
 """Warnings (spec §6): what is valid but almost certainly not what the author meant.
 
 `find_warnings(program)` is the stable API (`CheckResult.warnings` calls it): `moonasm check`
-prints its result, and the language server and the REPL show it. Each warning is a
+prints its result (less the kinds `--no-warn` and `--events off` silence), and the language
+server and the REPL show it. Each warning is a
 `Diagnostic` with severity "warning" and one of these kinds:
 
 * `unused-label`: a label no jump names.
@@ -21,6 +22,7 @@ prints its result, and the language server and the REPL show it. Each warning is
   elsewhere`, ...), or for an operation by `CMP COST op, ...` and a jump that leaves it
   while the cost is the greatest (`CMP COST ROL, POWER` / `JG elsewhere`: a disabled
   operation costs more than anything), with no operation between the CMP and the jump.
+  `check --events off` (no event card, so no ERROR card) silences it.
 
 A warning of one kind about one name (a register, an operation) is given once a turn, at its
 first place, with the count of its other places there ("… and 41 more uses in this turn"): a
