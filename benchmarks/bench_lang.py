@@ -6,6 +6,10 @@
 (b) parse throughput: moonasm's parse + check of 60,000 generated lines (0.9 MB, near the
     1 MiB program limit) against a bare `lark.Lark(grammar, parser="lalr").parse` of the same
     text (target: ratio >= 1).
+(b') the check command: `moonasm check` of the same lines as a bot (the directives left out),
+    warnings found and printed (to a buffer), against the same bare parse (spec §6: a
+    100,000-line program is checked at least as fast as a bare Lark LALR parse); a bot's
+    ERROR-guard warnings are the most a check can have.
 (c) execution: steps per second of a loop with full cost checking (a power budget, so every
     operation is charged and checked) through `moonasm.vm.script.run_script`, against a plain
     dict-dispatch Python interpreter with no checks at all (target: >= 1, heading for 3).
@@ -105,6 +109,34 @@ def parse_throughput(n: int = 60_000) -> Row:
             n / median(base_s), "lines/s")
 
 
+def check_command(n: int = 60_000) -> Row:
+    import contextlib
+    import io
+    import tempfile
+
+    import lark
+
+    from moonasm.cli.check_cmd import check_files
+    from moonasm.lang.parse import grammar_path
+
+    text = "".join(line + "\n" for line in program_lines(n) if not line.startswith("."))
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bot.masm"
+        path.write_text(text, encoding="utf-8")
+
+        def ours() -> None:
+            printed = io.StringIO()
+            with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+                assert check_files([str(path)]) == 0
+
+        bare = lark.Lark(Path(grammar_path()).read_text(encoding="utf-8"), parser="lalr")
+        ours_s, base_s = paired(lambda: cpu(ours), lambda: cpu(lambda: bare.parse(text)), 3)
+    return (f"moonasm check of {n:,} bot lines, warnings printed "
+            f"({spread([n / s for s in ours_s])})", n / median(ours_s),
+            f"bare Lark LALR parse ({spread([n / s for s in base_s])})",
+            n / median(base_s), "lines/s")
+
+
 LOOP = """\
 .bits 16
 .power 300000
@@ -188,7 +220,7 @@ def execution(count: int = 50_000) -> Row:
 
 
 def run() -> list[Row]:
-    return [*startup(), parse_throughput(), execution()]
+    return [*startup(), parse_throughput(), check_command(), execution()]
 
 
 if __name__ == "__main__":

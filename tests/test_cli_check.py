@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import subprocess
@@ -204,3 +205,36 @@ def test_every_example_checks_in_a_subprocess() -> None:
     out = run_subprocess("check", *files)
     assert out.status == 0, out.err
     assert out.out.count(": ok (script, ") == len(files)
+
+
+BOT = "top: CMP B, 1\nJE top\nOR A, C\nEND\nx: NOT A\n"  # unguarded B, C; x unused, unreached
+
+
+@pytest.mark.parametrize(("options", "kinds"), [
+    ((), ["unguarded", "unguarded", "unused-label", "unreachable"]),
+    (("--events", "off"), ["unused-label", "unreachable"]),  # no ERROR card: no guard to write
+    (("--no-warn", "unguarded"), ["unused-label", "unreachable"]),
+    (("--no-warn", "unused-label", "--no-warn", "unguarded"), ["unreachable"]),
+    (("--no-warn", "all"), []),
+])
+def test_no_warn_and_events_off_silence_kinds(cli, masm, options, kinds) -> None:
+    path = masm(BOT)
+    out = cli("check", *options, "--json", path)
+    assert out.status == 0
+    result = json.loads(out.out)
+    assert [d["kind"] for d in result["diagnostics"]] == kinds
+    assert result["warnings"] == len(kinds)
+
+
+def test_no_warn_names_a_kind(cli, masm) -> None:
+    out = cli("check", "--no-warn", "unused", masm(BOT))
+    assert out.status == 2
+    assert "argument --no-warn: invalid choice: 'unused'" in out.err
+
+
+def test_no_warn_all_silences_a_par_above_the_optimum_not_one_below(cli, masm) -> None:
+    high = masm(".set RAM1, 3\n.goal 6\n.par 3\n")
+    out = cli("check", "--no-warn", "all", "--json", high)
+    assert (out.status, json.loads(out.out)["diagnostics"]) == (0, [])
+    low = masm(".set RAM1, 3\n.goal 6\n.par 1.5\n")
+    assert cli("check", "--no-warn", "all", low).status == 3

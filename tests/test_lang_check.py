@@ -277,6 +277,17 @@ WARNINGS = [
     (".power 1\n.players 2\n.hacker 2, addition\n.turn 1\nINC A\n.turn 2\nINC A",
      [(5, 1, "over-budget", "INC costs 2 but a turn has only 1 power (.power): it can only be "
                             "a power fault")]),
+    # once a turn per operation, at its first place, counting the others (spec §6)
+    (".power 0.5\nNOT A\nNOT B\nROL C\nNOT C", [
+        (2, 1, "over-budget", "NOT costs 1 but a turn has only 0.5 power (.power): it can only "
+                              "be a power fault … and 2 more uses in this turn"),
+        (4, 1, "over-budget", "ROL costs 1 but a turn has only 0.5 power (.power): it can only "
+                              "be a power fault")]),
+    (".power 0.5\n.players 2\n.turn 1\nNOT A\n.turn 2\nNOT A\nNOT B", [
+        (4, 1, "over-budget", "NOT costs 1 but a turn has only 0.5 power (.power): it can only "
+                              "be a power fault"),
+        (6, 1, "over-budget", "NOT costs 1 but a turn has only 0.5 power (.power): it can only "
+                              "be a power fault … and 1 more use in this turn")]),
     (".power 0.5\nEND\nNOT A", [(3, 1, "unreachable", "this statement can never run: it comes "
                                  "after END (line 2) and no jump that is ever taken leads here")]),
     ("NOT A", []),

@@ -39,6 +39,39 @@ def test_several_names_in_one_statement_are_one_warning() -> None:
                "fault: guard each with `CMP ERROR x, 1` then a `JE` to code without it")]
 
 
+TABLE = """\
+top: CMP B, GOAL; JE fb; CMP C, GOAL; JE fc; CMP B, 3; JE fb
+ADD A, B; CMP A, GOAL; JNE top
+fb: MOV A, B; OR A, C; JMP top
+fc: MOV A, C; END
+"""
+
+
+def test_a_table_is_warned_once_a_turn_per_name_at_its_first_use() -> None:
+    # spec §6: B is read on every row; one warning says so, with the count of the others
+    assert unguarded(TABLE) == [
+        (1, 10, one("B") + " … and 3 more uses in this turn"),
+        (1, 30, one("C") + " … and 2 more uses in this turn")]
+
+
+def test_a_statement_of_names_warned_before_only_counts() -> None:
+    # line 3 is warned for D alone; its B counts towards line 1's warning
+    assert unguarded("OR A, B\nINC A\nMOV B, D\nINC A\nMOV B, C\n") == [
+        (1, 7, one("B") + " … and 2 more uses in this turn"),
+        (3, 8, one("D")),
+        (5, 8, one("C"))]
+    assert unguarded("MOV B, C\nINC A\nOR B, C\nINC A\nOR A, C\n")[0][2].endswith(
+        "without it … and 1 more use of B and 2 of C in this turn")
+
+
+def test_the_table_bot_in_check_output(cli, masm) -> None:
+    path = masm(TABLE)
+    out = cli("check", path)
+    assert out.status == 0
+    assert out.err.count("warning:") == 2
+    assert out.err.endswith("2 warnings\n")
+
+
 @pytest.mark.parametrize("guard", [
     "CMP ERROR B, 1\nJE away\n",
     "CMP ERROR B, 0\nJNE away\n",

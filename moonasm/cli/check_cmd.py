@@ -2,8 +2,9 @@
 warnings (an unused label, a statement that can never run, an operation that costs more than
 a turn's power), each with its line, column and a caret, then a summary line. A puzzle's
 `.par` is checked against the optimum the solver proves: below it is an error, above it a
-warning. Exit status 0
-when every file is valid (warnings or not), 3 otherwise, 2 for a usage error."""
+warning. `--no-warn KIND` silences a kind of warning, `--events off` the ERROR guards (no event
+card, nothing to guard). Exit status 0 when every file is valid (warnings or not), 3
+otherwise, 2 for a usage error."""
 
 from __future__ import annotations
 
@@ -32,12 +33,21 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from moonasm.lang.lint import KINDS
+
     p.add_argument("files", nargs="+", metavar="FILE", help=".masm files to check")
     p.add_argument("--bot", action="store_true",
                    help="check every file as a bot: no configuration directives, no .turn "
                    "(a file without them is checked as a bot anyway, as run runs it)")
     p.add_argument("--max-errors", type=parse_positive, metavar="N", default=None,
                    help="show at most N errors (all files together); the summary counts all")
+    p.add_argument("--no-warn", action="append", metavar="KIND", default=[],
+                   choices=(*KINDS, "all"),
+                   help="do not warn of KIND (repeatable): " + ", ".join(KINDS) + ", or all "
+                   "(which also silences a .par above the optimum)")
+    p.add_argument("--events", choices=("on", "off"), default="on",
+                   help="off: the bots will play without event cards, so no ERROR card can "
+                   "disable anything (no unguarded warning)")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
 
 
@@ -47,16 +57,23 @@ def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
 
 
 def main(args: argparse.Namespace) -> int:
-    return check_files(args.files, bot=args.bot, max_errors=args.max_errors, as_json=args.json)
+    from moonasm.lang.lint import KINDS
+
+    silenced = set(args.no_warn) | (set(KINDS) if "all" in args.no_warn else set())
+    if args.events == "off":
+        silenced.add("unguarded")
+    return check_files(args.files, bot=args.bot, max_errors=args.max_errors, as_json=args.json,
+                       silenced=frozenset(silenced))
 
 
 def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None = None,
-                as_json: bool = False) -> int:
+                as_json: bool = False, silenced: frozenset[str] = frozenset()) -> int:
     """The command, its options given (by default, as `add_arguments` leaves them untyped):
     `moonasm.cli.main` calls it without argparse when the command line is file names alone."""
     from moonasm.lang.check import check
     from moonasm.lang.document import is_bot
-    from moonasm.lang.parse import parse
+    from moonasm.lang.lint import find_warnings
+    from moonasm.lang.parse import gc_paused, parse
 
     try:
         texts = [(f, read_program(f)) for f in paths]
@@ -66,33 +83,38 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
     shown: list[JsonObject] = []
     errors = warnings = errors_shown = 0
     files_with_problems = 0
-    for name, text in texts:
-        parsed = parse(text)
-        result = check(parsed, bot=bot or is_bot(parsed))
-        program = result.program
-        par = _par_problems(program, parsed) if program is not None else []
-        par_errors = [d for d in par if d.severity == "error"]
-        if par_errors:
-            program = None  # a par no program can meet makes the puzzle invalid
-        problems = sorted(result.errors + result.warnings + par,
-                          key=lambda d: (d.line, d.column))
-        errors += len(result.errors) + len(par_errors)
-        warnings += len(result.warnings) + len(par) - len(par_errors)
-        files_with_problems += bool(problems)
-        visible: list[Diagnostic] = []
-        for d in problems:
-            if max_errors is not None and errors_shown >= max_errors:
-                break  # past the cap nothing more is shown, warnings included
-            visible.append(d)
-            errors_shown += d.severity == "error"
-        if not as_json:
-            print_diagnostics(name, parsed.lines, visible)
-        shown += [diagnostic_json(d, name) for d in visible]
-        files.append({"file": name, "ok": program is not None,
-                      "statements": program.statement_count if program is not None else None})
-        if program is not None and not as_json:
-            what = "bot" if program.bot else "script"
-            print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
+    # a large program's records hold no cycles, yet with the collector on every warning and
+    # printed line would have it walk them all again (see gc_paused)
+    with gc_paused():
+        for name, text in texts:
+            parsed = parse(text)
+            result = check(parsed, bot=bot or is_bot(parsed))
+            program = result.program
+            par = _par_problems(program, parsed) if program is not None else []
+            par_errors = [d for d in par if d.severity == "error"]
+            if par_errors:
+                program = None  # a par no program can meet makes the puzzle invalid
+            found = find_warnings(result.program, silenced) if result.program is not None else []
+            if "all" in silenced:
+                par = par_errors
+            problems = sorted(result.errors + found + par, key=lambda d: (d.line, d.column))
+            errors += len(result.errors) + len(par_errors)
+            warnings += len(found) + len(par) - len(par_errors)
+            files_with_problems += bool(problems)
+            visible: list[Diagnostic] = []
+            for d in problems:
+                if max_errors is not None and errors_shown >= max_errors:
+                    break  # past the cap nothing more is shown, warnings included
+                visible.append(d)
+                errors_shown += d.severity == "error"
+            if not as_json:
+                print_diagnostics(name, parsed.lines, visible)
+            shown += [diagnostic_json(d, name) for d in visible]
+            files.append({"file": name, "ok": program is not None,
+                          "statements": program.statement_count if program is not None else None})
+            if program is not None and not as_json:
+                what = "bot" if program.bot else "script"
+                print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0
     if as_json:

@@ -1,7 +1,8 @@
 """Warnings (spec §6): what is valid but almost certainly not what the author meant.
 
 `find_warnings(program)` is the stable API (`CheckResult.warnings` calls it): `moonasm check`
-prints its result, and the language server and the REPL show it. Each warning is a
+prints its result (less the kinds `--no-warn` and `--events off` silence), and the language
+server and the REPL show it. Each warning is a
 `Diagnostic` with severity "warning" and one of these kinds:
 
 * `unused-label`: a label no jump names.
@@ -21,6 +22,11 @@ prints its result, and the language server and the REPL show it. Each warning is
   elsewhere`, ...), or for an operation by `CMP COST op, ...` and a jump that leaves it
   while the cost is the greatest (`CMP COST ROL, POWER` / `JG elsewhere`: a disabled
   operation costs more than anything), with no operation between the CMP and the jump.
+  `check --events off` (no event card, so no ERROR card) silences it.
+
+A warning of one kind about one name (a register, an operation) is given once a turn, at its
+first place, with the count of its other places there ("… and 41 more uses in this turn"): a
+table that reads B on every row is one mistake, and a warning per row buried the rest (spec §6).
 
 Warnings never change the exit status; only valid programs have them.
 """
@@ -33,6 +39,7 @@ from collections.abc import Callable
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic, Span
 from moonasm.lang.check import ArgKind, Program, Stmt, Turn
+from moonasm.lang.parse import gc_paused
 
 # What the deck's ERROR cards can disable (the game's `cards.EVENT_NAMES`; a test holds them
 # equal): registers B-D by index, and operations by mnemonic.
@@ -43,16 +50,29 @@ _COMPARE: dict[str, Callable[[int, int], bool]] = {
     ">": operator.gt, ">=": operator.ge}
 
 
-def find_warnings(program: Program) -> list[Diagnostic]:
-    """Every warning of a valid program, in source order."""
+KINDS = ("unused-label", "unreachable", "over-budget", "unguarded")
+
+
+def find_warnings(program: Program, silenced: frozenset[str] = frozenset()) -> list[Diagnostic]:
+    """Every warning of a valid program, in source order, but those of the kinds `silenced`
+    (`check --no-warn`), which are not looked for at all: the ERROR-guard flow analysis is
+    most of the time a large bot's warnings take."""
+    with gc_paused():  # the flow analysis's many small sets hold no cycles (see gc_paused)
+        return _find(program, silenced)
+
+
+def _find(program: Program, silenced: frozenset[str]) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for turn in program.turns:
-        found += _unused_labels(turn)
+        if "unused-label" not in silenced:
+            found += _unused_labels(turn)
         reachable = _reachable(turn.stmts)
-        found += _unreachable(turn.stmts, reachable)
-        if not program.bot and program.config.power is not None:
+        if "unreachable" not in silenced:
+            found += _unreachable(turn.stmts, reachable)
+        if not program.bot and program.config.power is not None and \
+                "over-budget" not in silenced:
             found += _over_budget(program, turn, reachable)
-        if program.bot:
+        if program.bot and "unguarded" not in silenced:
             found += _unguarded(turn.stmts)
     found.sort(key=lambda d: (d.line, d.column))
     return found
@@ -114,7 +134,8 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
     assert power is not None
     hacker_name = config.hackers.get(turn.player)
     hacker = isa.HACKERS[hacker_name] if hacker_name else None
-    found = []
+    first: dict[str, tuple[Stmt, float]] = {}
+    more: dict[str, int] = {}
     for index, stmt in enumerate(turn.stmts):
         op = stmt.op
         if not reachable[index] or not op.is_machine_op:
@@ -123,11 +144,30 @@ def _over_budget(program: Program, turn: Turn, reachable: list[bool]) -> list[Di
             continue  # its first uses each turn are free
         cost = isa.cost_of(op, config.mode, hacker)
         if cost > power:
-            found.append(_warning(
-                "over-budget", f"{op.mnemonic} costs {isa.power_text(cost)} but a turn has "
-                f"only {isa.power_text(power)} power (.power): it can only be a power fault",
-                stmt.span))
-    return found
+            if op.mnemonic in first:
+                more[op.mnemonic] = more.get(op.mnemonic, 0) + 1
+            else:
+                first[op.mnemonic] = stmt, cost
+    return [_warning(
+        "over-budget", f"{name} costs {isa.power_text(cost)} but a turn has only "
+        f"{isa.power_text(power)} power (.power): it can only be a power fault"
+        + _more([(name, more.get(name, 0))]), stmt.span)
+        for name, (stmt, cost) in first.items()]
+
+
+def _more(counts: list[tuple[str, int]]) -> str:
+    """What a turn's first warning about some names says of their other places: "" when there
+    are none, " … and 41 more uses in this turn", or for several names " … and 3 more uses of B
+    and 1 of C in this turn"."""
+    counts = [(name, n) for name, n in counts if n]
+    if not counts:
+        return ""
+    if len(counts) == 1:
+        n = counts[0][1]
+        return f" … and {n} more use{'s' if n > 1 else ''} in this turn"
+    (name, n), *rest = counts
+    others = " and ".join(f"{k} of {other}" for other, k in rest)
+    return f" … and {n} more use{'s' if n > 1 else ''} of {name} and {others} in this turn"
 
 
 # -- ERROR guards --------------------------------------------------------------------------
@@ -231,13 +271,23 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
     at: dict[int, list[frozenset[str]]] = {}
     for (index, _), names in guarded.items():
         at.setdefault(index, []).append(names)
-    found = []
-    for index, states in sorted(at.items()):
-        stmt = stmts[index]
+    # each name is warned about at its first unguarded use; a statement whose names were all
+    # warned about before only adds to their counts
+    first: list[list[tuple[str, Span]]] = []
+    more: dict[str, int] = {}
+    for index, stmt in enumerate(stmts):
+        states = at.get(index)
+        if states is None:
+            continue  # never reached
         missing = [(name, span) for name, span in _uses(stmt)
                    if any(name not in names for names in states)]
-        if not missing:
-            continue
+        new = [(name, span) for name, span in missing if name not in more]
+        for name, _ in missing:
+            more[name] = more[name] + 1 if name in more else 0
+        if new:
+            first.append(new)
+    found = []
+    for missing in first:
         what = " and ".join(name for name, _ in missing)
         checks = " or ".join(f"ERROR {name}" for name, _ in missing)
         if len(missing) == 1:
@@ -248,6 +298,6 @@ def _unguarded(stmts: tuple[Stmt, ...]) -> list[Diagnostic]:
         found.append(_warning(
             "unguarded", f"{what} {'is' if len(missing) == 1 else 'are'} used on a path that "
             f"has not checked {checks} since the turn began or the last operation, and an "
-            f"ERROR card would make this a disabled fault: {guard}",
-            missing[0][1]))
+            f"ERROR card would make this a disabled fault: {guard}"
+            + _more([(name, more[name]) for name, _ in missing]), missing[0][1]))
     return found
