@@ -208,20 +208,14 @@ DISK_FULL = ("the contest's disk is full: nothing was stored; try again once the
              "has made room")
 
 
-def disk_full(exc: BaseException | None) -> bool:
+def disk_full(exc: BaseException) -> bool:
     """Did this fail because the store's disk is full (SQLITE_FULL, or ENOSPC writing a
-    file)? The chain is followed: a failed write's rollback can raise its own error over it."""
-    for _ in range(8):
-        if exc is None:
-            return False
-        if isinstance(exc, sqlite3.Error) and (
-                (getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
-                or "database or disk is full" in str(exc)):
-            return True
-        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-            return True
-        exc = exc.__cause__ or exc.__context__
-    return False
+    file)? `Database.write` re-raises the failure itself (it rolls back only a transaction
+    SQLite left open), so the exception met is the one to read."""
+    if isinstance(exc, sqlite3.Error):
+        return ((getattr(exc, "sqlite_errorcode", 0) & 0xFF) == sqlite3.SQLITE_FULL
+                or "database or disk is full" in str(exc))
+    return isinstance(exc, OSError) and exc.errno == errno.ENOSPC
 
 
 def error(status: int, message: str, **extra: Any) -> Response:
