@@ -55,11 +55,13 @@
   // A bot's name as the server writes it in a game's row ("builder v2"): taken from the rows
   // the page was rendered with, else asked of the API once. A live row reads like a reloaded one.
   const names = new Map();
-  const botPath = new RegExp("^" + urls.botUrl.replace(/[.*+?^$()|[\]\\]/g, "\\$&")
-    .replace(/\\?\{[a-z]+\\?\}/, "(\\d+)") + "$");
+  const [botBefore, botAfter] = urls.botUrl.split(/\{[a-z]+\}/);  // around a bot's id
   gameTables.forEach((table) => table.querySelectorAll("a").forEach((a) => {
-    const id = new URL(a.href).pathname.match(botPath);
-    if (id) names.set(Number(id[1]), Promise.resolve(a.textContent));
+    const path = new URL(a.href).pathname;
+    const id = path.slice(botBefore.length, path.length - botAfter.length);
+    if (path.startsWith(botBefore) && path.endsWith(botAfter) && /^\d+$/.test(id)) {
+      names.set(Number(id), Promise.resolve(a.textContent));
+    }
   }));
   function nameOf(bot) {
     if (!names.has(bot)) {
