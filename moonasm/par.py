@@ -69,25 +69,44 @@ def _write_cache(cache: dict[str, object], path: str) -> None:
 def optimum(config: Config, cache_file: str | None = None) -> tuple[int, str] | str | None:
     """The optimum's (power in halves, program), UNREACHABLE, or None when the search ran out
     of budget; kept in `cache_file` (default: the user's cache)."""
+    return optima([config], cache_file)[0]
+
+
+def optima(configs: list[Config],
+           cache_file: str | None = None) -> list[tuple[int, str] | str | None]:
+    """`optimum` of each configuration, the cache read once and written once (only if a
+    search found something new): a server proves a course's puzzles this way at start."""
     path = cache_file or _cache_path()
     cache = _read_cache(path)
-    key = _key(config)
-    known = cache.get(key)
-    if known == UNREACHABLE:
-        return UNREACHABLE
-    if isinstance(known, list) and len(known) == 2:
-        return int(known[0]), str(known[1])
+    found: list[tuple[int, str] | str | None] = []
+    searched = False
+    for config in configs:
+        key = _key(config)
+        known = cache.get(key)
+        if known == UNREACHABLE:
+            found.append(UNREACHABLE)
+        elif isinstance(known, list) and len(known) == 2:
+            found.append((int(known[0]), str(known[1])))
+        else:
+            answer = _search(config)
+            if answer is not None:
+                cache[key] = answer if isinstance(answer, str) else list(answer)
+                searched = True
+            found.append(answer)
+    if searched:
+        _write_cache(cache, path)
+    return found
+
+
+def _search(config: Config) -> tuple[int, str] | str | None:
     from moonasm.solve import BudgetExceeded, Problem, solve
 
     try:
         solution = solve(Problem.from_config(config), seconds=SECONDS)
     except BudgetExceeded:
         return None
-    answer: tuple[int, str] | str = UNREACHABLE if solution is None else (
+    return UNREACHABLE if solution is None else (
         solution.power, solution.program().replace("\n", "; "))
-    cache[key] = answer if isinstance(answer, str) else list(answer)
-    _write_cache(cache, path)
-    return answer
 
 
 def verify(program: Program, parsed: Parsed) -> list[Diagnostic]:

@@ -65,18 +65,18 @@ def prove_optima(courses: tuple[Course, ...], directory: Path,
                  say: Callable[[str], None]) -> dict[str, int | None]:
     """Every course puzzle's optimum (power in halves; None when no program reaches the goal
     or the solver's budget ran out), keyed by the puzzle's source: proved once at start by
-    `moonasm.par.optimum`, kept in DIR/optima.json, so that no request waits on the solver.
-    `say` reports the progress, a line a course."""
-    from moonasm.par import optimum
+    `moonasm.par.optima` (the cache read and written once a course), kept in DIR/optima.json,
+    so that no request waits on the solver. `say` reports the progress, a line a course."""
+    from moonasm import par
 
     optima: dict[str, int | None] = {}
     cache = str(directory / OPTIMA_FILE)
     for course in courses:
         began = time.monotonic()
-        for lesson in course.lessons:
-            if lesson.source not in optima:
-                found = optimum(lesson.config, cache)
-                optima[lesson.source] = found[0] if isinstance(found, tuple) else None
+        lessons = [p for p in course.lessons if p.source not in optima]
+        for lesson, found in zip(lessons, par.optima([p.config for p in lessons], cache),
+                                 strict=True):
+            optima[lesson.source] = found[0] if isinstance(found, tuple) else None
         say(f"course {course.key}: the optima of {len(course.lessons)} puzzles proved "
             f"({time.monotonic() - began:.1f} s)")
     return optima
