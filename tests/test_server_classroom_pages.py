@@ -90,6 +90,9 @@ def test_a_typo_is_shown_under_its_line_then_fixed_run_and_stepped(school) -> No
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
         # the MOON mode colours the words the instruction table knows
         assert driver.find_elements(By.CSS_SELECTOR, ".CodeMirror .cm-keyword")
+        # the editor's own input is labelled as the program (axe-core's rule "label")
+        assert driver.execute_script("return document.querySelector('.CodeMirror textarea')"
+                                     ".getAttribute('aria-label')") == "program"
         _type(driver, TYPO)
         widgets = wait_for(lambda: [w for w in _widgets(driver) if "ROLL" in w[1]])
         assert widgets[0][0] == "ROLL A"

@@ -62,6 +62,8 @@
     mode: "moon", lineNumbers: true, indentUnit: 4, viewportMargin: Infinity,
     extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run() },
   });
+  // the editor types into a textarea of its own: it carries the page's label for the program
+  editor.getInputField().setAttribute("aria-label", area.getAttribute("aria-label"));
   const puzzle = $("puzzle-source") ? $("puzzle-source").textContent : "";
   const prefix = puzzle && !puzzle.endsWith("\n") ? puzzle + "\n" : puzzle;
   const offset = prefix ? prefix.split("\n").length - 1 : 0;
