@@ -58,3 +58,24 @@ def screenshot(driver: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1" / "axe.min.js"
+GRAVE = ("serious", "critical")
+
+
+def axe(driver: Any, impacts: tuple[str, ...] = GRAVE) -> list[str]:
+    """axe-core's violations of the page as it is now, of the given impacts, one line each
+    ("rule (impact): target …: what to fix"): a page passes when this is empty. axe-core is
+    vendored from its npm release and injected here; the page itself never loads it."""
+    if not driver.execute_script("return typeof window.axe !== 'undefined'"):
+        driver.execute_script(AXE.read_text(encoding="utf-8"))
+    driver.set_script_timeout(60)
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']})"
+        ".then(r => done(r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,"
+        " nodes: v.nodes.map(n => n.target.join(' ')).slice(0, 5)}))))"
+        ".catch(e => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
+    return [f"{v['id']} ({v['impact']}): {', '.join(v['nodes'])}: {v['help']}"
+            for v in found if v["impact"] in impacts]

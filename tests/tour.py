@@ -1,0 +1,150 @@
+"""A tour of every page of `moonasm serve`, as its users meet them: a contest with four
+authors' bots and their games, a final, a class with answers, a shared program — and, for each
+page route, the address that shows it and who is signed in to see it.
+
+The page tests (tests/test_pages_everywhere.py) run axe-core and the layout checks over the
+tour at 1280 and 400 px; `python tests/tour.py docs/screenshots` keeps the docs' screenshots
+of every page, made by the same tour.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from server_helpers import BOTS, Server, add, bot_source, init, submit, wait_for  # noqa: E402
+
+WIDTHS = (1280, 400)
+STUDENT_ANSWERS = {"ana": "ROL A\n", "ben": "ROL A\n", "cleo": "INC A\n" * 3,
+                   "dev": "ROL A\n", "eli": "INC A\nINC A\nINC A\n"}
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One page of the tour: its route's name, its address, who looks (a role's token
+    name, or None for a visitor) and the screenshot's name."""
+    route: str
+    path: str
+    who: str | None
+    shot: str
+
+
+@dataclass
+class Contest:
+    server: Server
+    tokens: dict[str, str]
+    ids: dict[str, Any]
+
+    def stops(self) -> list[Stop]:
+        """Every page, with what makes it worth seeing (a bot with games and faults, a game,
+        a solved puzzle with its class's histogram, a teacher's gradebook)."""
+        ids = self.ids
+        return [
+            Stop("index", "/", None, "index"),
+            Stop("signin", "/signin", None, "signin"),
+            Stop("submit", "/submit", "ada", "submit"),
+            Stop("hill", "/hills/main", None, "hill"),
+            Stop("final", "/hills/main/final", None, "final"),
+            Stop("bot", f"/bots/{ids['bot']}", None, "bot"),
+            Stop("bot", f"/bots/{ids['bot']}", "ada", "bot-author"),
+            Stop("game", f"/games/{ids['game']}", None, "game"),
+            Stop("play", "/play", None, "play"),
+            Stop("shared", f"/p/{ids['share']}", None, "shared"),
+            Stop("courses", "/courses", "ana", "courses"),
+            Stop("course", "/courses/lessons", "ana", "course"),
+            Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
+            Stop("grades", "/courses/lessons/grades", "admin", "grades"),
+        ]
+
+
+@contextmanager
+def contest(directory: Path) -> Iterator[Contest]:
+    """The tour's contest, served (a real `moonasm serve`), its games played and its final
+    finished before the tour begins."""
+    admin = init(directory, games=6, min_games=2)
+    tokens = {"admin": admin}
+    for name in ("ada", "bo", "cy", "<b>eve</b>"):
+        tokens[name] = add(directory, name)
+    for name in STUDENT_ANSWERS:
+        tokens[name] = add(directory, name, "student")
+    server = Server(directory, jobs=2).start()
+    try:
+        ids: dict[str, Any] = {}
+        for name, source in (("ada", (BOTS / "builder.masm").read_bytes()),
+                             ("bo", (BOTS / "counter.masm").read_bytes()),
+                             ("cy", bot_source("gamma", "hoarder")),
+                             ("<b>eve</b>", bot_source("<script>x</script>", "builder"))):
+            answer = submit(server, tokens[name], source)
+            assert answer.status_code == 201, answer.text
+            ids.setdefault("bot", answer.json()["bot"])
+        with server.client() as c:
+            wait_for(lambda: len(c.get("/api/games?hill=main").json()["games"]) >= 6,
+                     timeout=60)
+            ids["game"] = c.get("/api/games?hill=main").json()["games"][0]["game"]
+            shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
+                                                             "MOV A, RAM1\nROL A\n"})
+            ids["share"] = shared.json()["id"]
+        for name, answer_text in STUDENT_ANSWERS.items():
+            with server.client(tokens[name]) as c:
+                graded = c.post("/api/courses/lessons/puzzles/05-rol/answers",
+                                content=answer_text.encode())
+                assert graded.status_code == 200, graded.text
+        with server.client(admin) as c:
+            started = c.post("/api/admin/final", json={"hill": "main", "games": 2})
+            assert started.status_code == 202, started.text
+            wait_for(lambda: c.get("/hills/main/final").status_code == 200, timeout=120)
+        yield Contest(server, tokens, ids)
+    finally:
+        server.stop()
+
+
+def sign_in(driver: Any, contest: Contest, who: str | None, then: str) -> None:
+    """Open `then` as `who` sees it: signed in with their token through the sign-in page
+    (which returns to `then`), or as a visitor with no cookies."""
+    from selenium.webdriver.common.by import By
+
+    driver.delete_all_cookies()
+    if who is None:
+        driver.get(contest.server.url + then)
+    else:
+        driver.get(contest.server.url + "/signin?next=" + then)
+        driver.find_element(By.NAME, "token").send_keys(contest.tokens[who])
+        driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+        wait_for(lambda: driver.current_url.endswith(then))
+    wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
+    time.sleep(0.3)  # the page's scripts fetch what they show (live standings, checks)
+
+
+def main(out: Path) -> None:
+    """Save a screenshot of every page of the tour at both widths into `out`."""
+    import tempfile
+
+    from browser import chromium
+
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp, contest(Path(tmp) / "contest") as c:
+        for width in WIDTHS:
+            with chromium(width, 900) as driver:
+                for stop in c.stops():
+                    sign_in(driver, c, stop.who, stop.path)
+                    height = driver.execute_script(
+                        "return document.documentElement.scrollHeight")
+                    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                        "width": width, "height": min(height, 4000), "deviceScaleFactor": 1,
+                        "mobile": width < 600})
+                    driver.save_screenshot(str(out / f"{stop.shot}-{width}.png"))
+                    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+                        "width": width, "height": 900, "deviceScaleFactor": 1,
+                        "mobile": width < 600})
+                    print(f"{stop.shot}-{width}.png  {stop.path}")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"))
