@@ -184,9 +184,15 @@ def test_the_parser_is_cached_per_user(tmp_path) -> None:
     from conftest import EXAMPLES, run_subprocess
 
     cache = tmp_path / "cache"
+    plain = run_subprocess("check", str(EXAMPLES / "loop.masm"),
+                           env={"XDG_CACHE_HOME": str(cache)})
+    assert plain.status == 0, plain.err
+    assert not (cache / "moonasm").exists() or not list((cache / "moonasm").glob("grammar-*"))
+    # two labels on a line are not plain: the grammar's parser reads it, built once, cached
+    program = tmp_path / "two-labels.masm"
+    program.write_text(".goal 1\nstart: again: INC A\n")
     for _ in range(2):
-        out = run_subprocess("check", str(EXAMPLES / "loop.masm"),
-                             env={"XDG_CACHE_HOME": str(cache)})
+        out = run_subprocess("check", str(program), env={"XDG_CACHE_HOME": str(cache)})
         assert out.status == 0, out.err
     # one parser file (the solver keeps its proved pars beside it, in pars.json)
     files = [f for f in (cache / "moonasm").iterdir() if f.name != "pars.json"]

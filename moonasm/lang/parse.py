@@ -1,8 +1,9 @@
 """Source text to nodes, with every syntax error found, not just the first.
 
-The whole file is parsed in one LALR pass with an inline transformer (no parse tree is built).
-Only when that fails is the file parsed again statement by statement, so that each bad
-statement gets its own diagnostic and the good ones still reach the checker.
+A file of plain statements (one label at most, three operands at most) is read by one regular
+expression a statement; any other is parsed in one LALR pass with an inline transformer (no
+parse tree is built). Only when that fails is the file parsed again statement by statement,
+so that each bad statement gets its own diagnostic and the good ones still reach the checker.
 """
 
 from __future__ import annotations
@@ -109,10 +110,13 @@ def _refuse(text: str, lines: list[str]) -> list[Diagnostic]:
 
 
 def _parse(text: str, lines: list[str]) -> Parsed:
-    from lark.exceptions import UnexpectedInput
-
     if _undecodable(text):  # the lexer would take a bad byte in a comment or string
         return _parse_statements(lines)
+    fast = _parse_plain(lines)
+    if fast is not None:  # no Lark to import or build: start-up a plain program never pays
+        return Parsed(lines, fast, [])
+    from lark.exceptions import UnexpectedInput
+
     parser = _parser()
     try:
         nodes: list[Node] = parser.parse(text)  # type: ignore[assignment]  # inline transformer
@@ -121,6 +125,50 @@ def _parse(text: str, lines: list[str]) -> Parsed:
     except RecursionError:  # pragma: no cover - LALR does not recurse; kept as a guard
         return _parse_statements(lines)
     return Parsed(lines, nodes, [])
+
+
+# One statement as most are written: at most one label, then an operation or a directive with
+# at most three operands. Words and numbers are possessive (`*+`), as the lexer's longest
+# match is: `AB` is one word, never `A` then `B`.
+_WS = r"[ \t\f\r]*"
+_OPERAND = r'([A-Za-z_][A-Za-z0-9_]*+|[0-9][0-9A-Za-z_.]*+|"[^"\n\r]*")'
+_PLAIN = re.compile(
+    rf"{_WS}(?:([A-Za-z_][A-Za-z0-9_]*):{_WS})?"
+    rf"(?:(\.?[A-Za-z_][A-Za-z0-9_]*+){_WS}"
+    rf"(?:{_OPERAND}{_WS}(?:,?{_WS}{_OPERAND}{_WS}(?:,?{_WS}{_OPERAND}{_WS})?)?)?)?"
+    r"(?:#.*)?")
+_KIND = {'"': "string", **dict.fromkeys("0123456789", "number")}
+
+
+def _parse_plain(lines: list[str]) -> list[Node] | None:
+    """The nodes of a program all of whose statements are plain (`_PLAIN`), made without the
+    LALR parser, which is most of the time a long program takes to check; None when one is
+    not, and the grammar's parser reads the whole file. Both make the same nodes: a property
+    test holds them to it."""
+    nodes: list[Node] = []
+    add = nodes.append
+    match = _PLAIN.fullmatch
+    kind = _KIND.get
+    for number, line in enumerate(lines, 1):
+        pieces = split_statements(line) if ";" in line else ((0, line),)
+        for start, piece in pieces:
+            m = match(piece)
+            if m is None:
+                return None
+            label, word = m.group(1, 2)
+            if label is not None:
+                add(Label(label, Span(number, start + m.start(1) + 1, len(label) + 1)))
+            if word is None:
+                continue
+            operands = tuple(
+                Operand(kind(text[0], "word"), text, Span(number, start + m.start(g) + 1,
+                                                          len(text)))
+                for g, text in ((3, m.group(3)), (4, m.group(4)), (5, m.group(5)))
+                if text is not None)
+            span = Span(number, start + m.start(2) + 1, len(word))
+            add(Directive(word, operands, span) if word[0] == "." else
+                Instruction(word, operands, span))
+    return nodes
 
 
 def _parse_statements(lines: list[str]) -> Parsed:
