@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ def classroom(tmp_path: Path) -> Path:
         "bob/double.masm": "MOV A, RAM\nINC A\nINC A\nINC A\n",
         "bob/clear.masm": "MOV A, RAM2\n",
         "carol/double.masm": "MOV A RAM\nROL Q\n",
-        # carol copied the puzzle and wrote below it: allowed
+        # carol copied the puzzle and wrote below it: an answer holds no setup (spec §11.1)
         "carol/clear.masm": ".set A, 5\n.set B, 5\n.goal 0\nNOT A\nXOR A, A\n",
         "dan/clear.masm": ".goal 7\nNOT A\n",
         "erin/double.masm": "ROL A\n",
@@ -55,11 +56,13 @@ def test_table_a_teacher_reads(classroom: Path) -> None:
     assert rows[("bob", "double")].endswith("7    4  5 over the optimum")
     assert "line 1: protection fault" in rows[("bob", "clear")]
     assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
-    assert rows[("carol", "clear")].split()[2:6] == ["solved", "1.5", "2", "1"]
+    assert rows[("carol", "clear")].split(None, 5)[2:] == [
+        "invalid", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
+        "belongs to the puzzle, whose directives set the machine up"]
     assert rows[("dan", "double")].split()[2:] == ["missing"]
     assert rows[("dan", "clear")].split(None, 5)[5] == (
-        "the answer's `.goal 7` differs from the puzzle's `.goal 0` (an answer's directives "
-        "must match the puzzle's or be left out)")
+        "line 1: an answer holds statements and .turn lines only: .goal belongs to the "
+        "puzzle, whose directives set the machine up")
     assert "never held the goal" in rows[("erin", "double")]
     assert "alice: 2 of 2 solved, 2 at the optimum" in lines
     assert "dan: 0 of 2 solved, 0 at the optimum" in lines
@@ -82,7 +85,9 @@ def test_json_report(classroom: Path) -> None:
     carol = {r["puzzle"]: r for r in students["carol"]["results"]}
     assert carol["double"]["status"] == "invalid"
     assert carol["double"]["diagnostics"][0]["line"] == 2
-    assert carol["clear"]["over_optimum"] == 1
+    assert carol["clear"]["status"] == "invalid"
+    assert [(d["line"], d["column"]) for d in carol["clear"]["diagnostics"]] == \
+        [(1, 1), (2, 1), (3, 1)]
     assert students["dan"]["results"][0]["status"] == "missing"
 
 
@@ -101,19 +106,33 @@ def test_usage_errors(classroom: Path) -> None:
     assert json.loads(out.stdout)["diagnostics"][0]["line"] == 2
 
 
-@pytest.mark.parametrize(("puzzle", "answer", "message"), [
-    (".set A, 5\n.set B, 5\n.goal 0\n", ".set A, 5\n.set B, 3\n.goal 0\nNOT A\n",
-     "the answer's `.set B, 3` differs from the puzzle's `.set B, 5`"),
-    (".bits 8\n.goal 3\n", ".goal 3\nINC A\n", "the answer leaves out the puzzle's `.bits 8`"),
-    (".goal 3\n", ".goal 3\n.disable ROL\nINC A\n",
-     "the answer's `.disable ROL` is not in the puzzle"),
-    (".power 4\n.goal 3\n", ".power 5\n.goal 3\nINC A\n",
-     "the answer's `.power 5` differs from the puzzle's `.power 4`"),
+@pytest.mark.parametrize(("answer", "placed"), [
+    (".set A, 5\n.set B, 3\nNOT A\n", [(1, 1, ".set"), (2, 1, ".set")]),
+    (".bits 8\nINC A\n", [(1, 1, ".bits")]),
+    ("INC A\n  .disable ROL\n", [(2, 3, ".disable")]),
+    (".power 5\nINC A\n", [(1, 1, ".power")]),
+    ("INC A\n.author \"me\"\n", [(2, 1, ".author")]),
 ])
-def test_a_changed_setup_names_the_directive(puzzle: str, answer: str, message: str) -> None:
-    a = attempt(check_source(puzzle).config, answer)
-    assert (a.status, a.message) == (
-        "invalid", f"{message} (an answer's directives must match the puzzle's or be left out)")
+def test_an_answer_with_a_directive_is_invalid_at_its_line(answer: str,
+                                                           placed: list[Any]) -> None:
+    """One answer, one verdict (spec §11.1): statements and .turn lines (comments and .name
+    allowed); any other directive is a diagnostic at its line and column."""
+    a = attempt(check_source(".set A, 5\n.set B, 5\n.goal 0\n").config, answer)
+    assert a.status == "invalid"
+    assert [(d.line, d.column, d.message) for d in a.diagnostics] == [
+        (line, column, f"an answer holds statements and .turn lines only: {name} belongs to "
+                       "the puzzle, whose directives set the machine up")
+        for line, column, name in placed]
+    assert (a.line, a.column) == placed[0][:2]
+
+
+def test_turn_name_and_comments_are_an_answer() -> None:
+    puzzle = check_source(".set RAM1, 3\n.goal 6\n").config
+    a = attempt(puzzle, '.name "mine"  # my answer\nMOV A, RAM\n.turn 1\nROL A\n')
+    assert (a.status, a.operations) == ("solved", 2)
+    unknown = attempt(puzzle, ".bitz 4\nMOV A, RAM\n")
+    assert [(d.line, d.column, d.message) for d in unknown.diagnostics] == [
+        (1, 1, "an answer holds statements and .turn lines only: .bitz is no directive")]
 
 
 def test_attempt_explains_faults_in_words() -> None:

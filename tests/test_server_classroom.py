@@ -8,6 +8,7 @@ import concurrent.futures
 import csv
 import io
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,6 +83,9 @@ def test_init_writes_the_lessons_course(school) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.parametrize("text", [
+    ".set A, 3\nROL A\n",         # a directive: invalid at its line, refused with 422
+    "ROL A\n.goal 2\n.bits 8\n",   # two
+    '.name "mine"\n# fine\nROL A\n.turn 1\n',  # .name, comments, .turn: an answer
     "ROL A\n",                    # solved at the optimum
     "INC A\nINC A\nINC A\n",      # solved with more power
     "MOV A, RAM3\nROL A\n",       # a protection fault (a seat that is not there)
@@ -90,8 +94,11 @@ def test_init_writes_the_lessons_course(school) -> None:  # type: ignore[no-unty
 ])
 def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                                text: str) -> None:
+    """One answer, one verdict (spec §11.1): the server and `moonasm grade` give the same
+    status, power and diagnostics — the same words at the same lines and columns."""
     got = _answer(school["server"], school["ana"], text)
-    assert got.status_code == 200, got.text
+    directive = text.startswith(".set") or ".goal" in text
+    assert got.status_code == (422 if directive else 200), got.text
     answer = got.json()
     (tmp_path / "class" / "ana").mkdir(parents=True)
     (tmp_path / "class" / "ana" / "05-rol.masm").write_text(text)
@@ -99,6 +106,12 @@ def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: 
                             str(tmp_path / "class"), "--json")
     assert graded.status == 0, graded.err
     result = graded.json["students"][0]["results"][0]
+    assert [(d["line"], d["column"], d["message"]) for d in answer["diagnostics"]] == \
+        [(d["line"], d["column"], d["message"]) for d in result["diagnostics"]]
+    if directive:
+        assert result["status"] == "invalid" and answer["diagnostics"]
+        assert all(d["line"] is not None for d in answer["diagnostics"])
+        return
     assert answer["reached"] == result["reached"]
     assert answer["power"] == result["power"]
     assert answer["operations"] == result["operations"]
@@ -107,6 +120,7 @@ def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: 
         [(d["line"], d["column"], d["message"]) for d in result["diagnostics"]]
     assert (answer["par"], answer["optimum"]) == (1, 1)
     assert answer["best"] == 1  # the first answer (ROL A) is still the best
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", answer["at"])  # ISO 8601 UTC
 
 
 def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-def]
@@ -115,11 +129,21 @@ def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-
     assert fault["faults"] == [{"kind": "protection", "line": 1, "column": 8,
                                 "message": fault["faults"][0]["message"]}]
     assert fault["best"] is None and fault["histogram"]["bins"] is None
-    directive = _answer(server, school["ben"], ".set A, 6\n")
+    directive = _answer(server, school["ben"], "ROL A\n  .set A, 6\n")
     assert directive.status_code == 422
-    assert directive.json()["error"] == ("an answer holds statements only: the puzzle's "
-                                         "directives set the machine up")
-    assert _answer(server, school["ben"], b"\xff\xfeROL A").status_code == 422
+    assert directive.json() == {
+        "error": "an answer holds statements and .turn lines only: the puzzle's directives "
+                 "set the machine up",
+        "diagnostics": [{"file": "answer.masm", "line": 2, "column": 3, "severity": "error",
+                         "kind": "semantic", "message": "an answer holds statements and .turn "
+                         "lines only: .set belongs to the puzzle, whose directives set the "
+                         "machine up"}]}
+    # a NUL or bytes that are not UTF-8: their line
+    for body, line in ((b"ROL A\n\xff\xfeROL A", 2), (b"ROL A\nINC A\n\x00", 3)):
+        refused = _answer(server, school["ben"], body)
+        assert refused.status_code == 422
+        assert [(d["line"], d["column"]) for d in refused.json()["diagnostics"]] == \
+            [(line, None)]
     big = _answer(server, school["ben"], "# " + "x" * (64 * 1024))
     assert big.status_code == 413 and big.json()["error"].startswith("an answer is at most 65536")
     assert _answer(server, school["ben"], "ROL A\n", "99-none").status_code == 404
@@ -202,8 +226,9 @@ def test_gradebook_downloads(school) -> None:  # type: ignore[no-untyped-def]
     assert sorted(names) == sorted(STUDENTS)
     ana = next(s for s in book["students"] if s["name"] == "ana")
     rol = next(p for p in ana["puzzles"] if p["name"] == "05-rol")
-    # five attempts, the best (ROL A, at the optimum) counts
-    assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 5 + 1,
+    # six attempts stored (the two refused with 422 are not), the best (ROL A, at the
+    # optimum) counts
+    assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 6 + 1,
                    "score": 1.0}
     cleo = next(s for s in book["students"] if s["name"] == "cleo")
     assert next(p for p in cleo["puzzles"] if p["name"] == "05-rol")["score"] == 0.17

@@ -59,7 +59,9 @@
     if (kept !== null) area.value = kept;
   } catch (e) { /* storage refused: the editor still works */ }
   const editor = CodeMirror.fromTextArea(area, {
-    mode: "moon", lineNumbers: true, indentUnit: 4, viewportMargin: Infinity,
+    mode: "moon", lineNumbers: true, indentUnit: 4, viewportMargin: Infinity, lineWrapping: true,
+    // long lines wrap: the editor grows instead of scrolling, so no region scrolls out of
+    // the keyboard's reach (axe-core's scrollable-region-focusable at 400 px)
     extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run() },
   });
   // the editor types into a textarea of its own: it carries the page's label for the program
@@ -251,10 +253,18 @@
         text = "Every statement ran, but A never held the goal after an operation.";
       }
       $("grade").textContent = text;
-      const img = $("histogram");
+      // the class's histogram, drawn inline (its labels readable, its text alternative read
+      // out), once this student has solved the puzzle; never a broken image before
+      const chart = $("histogram");
       if (data.reached) {
-        img.src = root.dataset.histogramUrl + "?t=" + Date.now();
-        img.hidden = false;
+        const answer = await fetch(root.dataset.histogramUrl, { credentials: "same-origin" });
+        if (answer.ok) {
+          const svg = new DOMParser().parseFromString(await answer.text(), "image/svg+xml").documentElement;
+          if (svg.nodeName === "svg") {
+            chart.replaceChildren(document.importNode(svg, true));
+            chart.hidden = false;
+          }
+        }
       }
     });
   }
