@@ -535,6 +535,9 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
             return "#1570ef"
         return "#12b76a" if power == optimum else "#98a2b3"
 
+    def ring(power: object) -> str:  # the reader's own bar at the optimum: ringed in green
+        return ' stroke="#12b76a" stroke-width="3"' if power == yours == optimum else ""
+
     # the key: a swatch and its words a mark, in a row above the plot
     x: float = left
     for text, colour in ((f"optimum {optimum}", "#12b76a"),
@@ -555,13 +558,18 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
         by = top + plot_h - tall
         middle = bx + bar / 2
         parts.append(f'<rect class="bar" x="{bx:.1f}" y="{by:.1f}" width="{bar:.1f}" '
-                     f'height="{tall:.1f}" fill="{fill(b["power"])}"><title>power '
-                     f'{b["power"]}: {students_text(b["students"])}</title></rect>')
-        if i % step == 0:
+                     f'height="{tall:.1f}" fill="{fill(b["power"])}"{ring(b["power"])}>'
+                     f'<title>power {b["power"]}: {students_text(b["students"])}</title></rect>')
+        if step == 1:  # each count above its bar, within the bar's own slot
             parts.append(f'<text x="{middle:.1f}" y="{by - 5:.1f}" text-anchor="middle" '
                          f'fill="#475467">{b["students"]}</text>')
+        if i % step == 0:
             parts.append(f'<text x="{middle:.1f}" y="{top + plot_h + 16}" '
                          f'text-anchor="middle" fill="#344054">{b["power"]}</text>')
+    if step > 1:  # too many bars for a count above each: the students axis's scale
+        for count, y in ((most, top + 5), (0, top + plot_h)):
+            parts.append(f'<text x="{left - 4}" y="{y:.1f}" text-anchor="end" '
+                         f'fill="#475467">{count}</text>')
     axis_y = top + plot_h + 0.5
     parts.append(f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" '
                  f'stroke="#98a2b3"/>')
