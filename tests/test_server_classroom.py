@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 import csv
 import io
+import html
 import json
 import re
 from collections.abc import Iterator
@@ -262,6 +263,45 @@ def test_gradebook_page_and_its_downloads_for_the_signed_in_teacher(school) -> N
     with server.client(school["admin"]) as c:
         assert download.text == c.get("/api/courses/lessons/grades?format=csv").text
     assert scope.json()["course"] == "lessons"
+
+
+def _student_ids(server: Server, admin: str) -> dict[str, int]:
+    """Each student's id, read from the links of the teacher's gradebook."""
+    with _signed_in(server, admin) as c:
+        page = c.get("/courses/lessons/grades").text
+    return {html.unescape(name): int(ident) for ident, name in re.findall(
+        r'href="/courses/lessons/students/(\d+)">([^<]*)</a>', page)}
+
+
+def test_a_students_pages_are_theirs_and_the_teachers(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    ids = _student_ids(server, school["admin"])
+    assert sorted(ids) == sorted(STUDENTS)
+    ana = f"/courses/lessons/students/{ids['ana']}"
+    with server.client() as c:
+        assert c.get(ana).status_code == 401
+    with _signed_in(server, school["ben"]) as c:
+        assert c.get(ana).status_code == 403
+        assert c.get(ana + "/05-rol").status_code == 403
+    with _signed_in(server, school["ana"]) as c:
+        own = c.get(ana)
+        answers = c.get(ana + "/05-rol")
+    assert own.status_code == 200 and "ana" in own.text
+    assert 'id="progress">1 of 27 solved, 1 at the optimum, score 1<' in own.text
+    assert answers.status_code == 200
+    # newest first, each with its time (ISO 8601 UTC) and its verdict
+    times = re.findall(r'<time datetime="([^"]+)">', answers.text)
+    assert times and all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in times)
+    assert times == sorted(times, reverse=True)
+    assert "solved with power 1 in 1 operation" in answers.text
+    with _signed_in(server, school["admin"]) as c:
+        assert c.get(ana).status_code == 200
+        assert c.get(f"/courses/lessons/students/{ids['ana']}/99-none").status_code == 404
+        assert c.get("/courses/lessons/students/999999").status_code == 404
+        assert c.get("/courses/lessons/students/x").status_code == 404
+        # a name a spreadsheet would run is a name like any other here
+        evil = c.get(f"/courses/lessons/students/{ids['=evil']}")
+    assert evil.status_code == 200 and "=evil" in evil.text
 
 
 # -- the playground ------------------------------------------------------------------------------
