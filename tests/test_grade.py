@@ -213,3 +213,96 @@ def test_format_json_is_json_and_asks_once(classroom: Path) -> None:
     both = moonasm(*args, "--json", "--format", "csv")
     assert both.returncode == 2
     assert "--json and --format csv ask for two outputs" in both.stderr
+
+
+GRADESCOPE = Path(__file__).resolve().parent.parent / "docs" / "gradescope"
+
+
+def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) -> None:
+    """Gradescope places one student's files in one folder: `--submission DIR` grades it and
+    prints that student's results.json alone, each test shaped as the course-wide
+    download's."""
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--submission", str(classroom / "answers" / "bob"), "--format", "gradescope")
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)
+    assert set(results) == {"score", "tests", "leaderboard", "visibility"}
+    assert results["score"] == 0.29
+    assert results["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
+                                   "max_score": 1, "output": "solved with power 7; optimum 2",
+                                   "visibility": "visible"}
+    # what was wrong, where: the fault and its line
+    assert results["tests"][1]["output"].startswith(
+        "not solved (1 attempt): line 1: protection fault: RAM2 belongs to player 2")
+    book = json.loads(moonasm("grade", str(classroom / "double.masm"),
+                              str(classroom / "clear.masm"), "--answers",
+                              str(classroom / "answers"), "--format", "gradescope").stdout)
+    bob = book["students"][1]["results"]
+    assert results["tests"][0] == bob["tests"][0]
+    assert [set(t) for t in results["tests"]] == [set(t) for t in bob["tests"]]
+    assert results["leaderboard"] == bob["leaderboard"]
+    missing = moonasm("grade", str(classroom / "double.masm"), "--submission",
+                      str(classroom / "nowhere"), "--format", "gradescope")
+    assert missing.returncode == 2 and "no such folder" in missing.stderr
+    both = moonasm("grade", str(classroom / "double.masm"), "--submission",
+                   str(classroom / "answers" / "bob"), "--answers", str(classroom / "answers"))
+    assert both.returncode == 2
+
+
+def _autograder(tmp_path: Path, puzzles: dict[str, str],
+                submission: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """docs/gradescope/run_autograder run in a Gradescope-like layout built in tmp_path:
+    ROOT/source (the autograder's zip, its puzzles/), ROOT/submission (the student's files),
+    ROOT/results; `moonasm` on PATH."""
+    import os
+
+    root = tmp_path / "autograder"
+    for name, text in puzzles.items():
+        (root / "source" / "puzzles").mkdir(parents=True, exist_ok=True)
+        (root / "source" / "puzzles" / name).write_text(text)
+    (root / "submission").mkdir(parents=True)
+    for name, text in submission.items():
+        (root / "submission" / name).write_text(text)
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    (shims / "moonasm").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m moonasm "$@"\n')
+    (shims / "moonasm").chmod(0o755)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root),
+           "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([str(GRADESCOPE / "run_autograder")], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    return done, root / "results" / "results.json"
+
+
+def test_the_gradescope_autograder_writes_results_json(tmp_path: Path) -> None:
+    done, results = _autograder(
+        tmp_path, {"double.masm": '.name "double"\n.set RAM1, 3\n.goal 6\n',
+                   "clear.masm": ".set A, 5\n.set B, 5\n.goal 0\n"},
+        {"double.masm": "MOV A, RAM\nROL A\n",
+         "clear.masm": "XOR A, A\n.set B, 0  # not the answer's to set\n"})
+    assert done.returncode == 0, done.stderr
+    written = json.loads(results.read_text())
+    assert written["score"] == 1.0
+    assert [(t["number"], t["score"], t["max_score"]) for t in written["tests"]] == \
+        [("clear", 0.0, 1), ("double", 1.0, 1)]  # the puzzles in file-name order
+    assert written["tests"][0]["output"] == (
+        "not solved (1 attempt): line 2: an answer holds statements and .turn lines only: .set "
+        "belongs to the puzzle, whose directives set the machine up")
+    assert written["leaderboard"][0] == {"name": "solved", "value": 1, "order": "desc"}
+
+
+def test_the_autograder_says_why_it_could_not_grade(tmp_path: Path) -> None:
+    done, results = _autograder(tmp_path, {"bad.masm": ".goal 3\n.bitz 4\n"},
+                                {"bad.masm": "INC A\n"})
+    assert done.returncode == 0, done.stderr
+    written = json.loads(results.read_text())
+    assert written["score"] == 0
+    assert written["output"].startswith("moonasm grade could not grade: ")
+    assert "bad.masm:2:1" in written["output"]
+
+
+def test_docs_show_the_autograder_as_it_is() -> None:
+    """docs/classroom.md shows setup.sh and run_autograder: the very files the test runs."""
+    docs = (GRADESCOPE.parent / "classroom.md").read_text()
+    for name in ("setup.sh", "run_autograder"):
+        assert (GRADESCOPE / name).read_text() in docs, name
