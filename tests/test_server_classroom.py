@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import csv
-import io
 import html
+import io
 import json
 import re
 from collections.abc import Iterator

@@ -524,9 +524,11 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
     bar = max(2.0, slot - max(2.0, slot * 0.15))
     described = ", ".join(f'{students_text(b["students"])} at power {b["power"]}'
                           for b in bins)
-    marks = [f"optimum {optimum}"] + ([f"yours {yours}"] if yours is not None else [])
+    keyed = [(f"optimum {optimum}", "#12b76a")] if optimum is not None else []
+    keyed += [(f"yours {yours}", "#1570ef")] if yours is not None else []
     label = (f"{about}power spent by the {students_text(h['solvers'])} who solved it: "
-             f"{described}; {', '.join(marks)}")
+             f"{described}" + "".join(f"; {text}" for text, _ in keyed[:1])
+             + "".join(f", {text}" for text, _ in keyed[1:]))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="histogram" viewBox="0 0 '
              f'{width} {height}" role="img" aria-label="{escape(label)}" {font}>']
 
@@ -540,8 +542,7 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
 
     # the key: a swatch and its words a mark, in a row above the plot
     x: float = left
-    for text, colour in ((f"optimum {optimum}", "#12b76a"),
-                         *([(f"yours {yours}", "#1570ef")] if yours is not None else [])):
+    for text, colour in keyed:
         if text.startswith("yours") and yours == optimum:
             text = f"yours {yours}: the optimum"
         parts.append(f'<rect class="key" x="{x:.1f}" y="6" width="12" height="12" '
