@@ -415,6 +415,9 @@ def test_an_answer_with_a_directive_is_shown_under_its_line(school) -> None:  # 
         widgets = wait_for(lambda: [w for w in _widgets(driver) if "belongs" in w[1]])
         assert widgets == [(".set A, 6", f"^ error: {said}")]
         assert driver.find_element(By.ID, "problems").text == f"line 2:1: error: {said}"
+        # a refused answer is not stored: the student's answers to the puzzle are as before
+        assert driver.find_element(By.LINK_TEXT, "your answers so far").get_attribute(
+            "href").endswith("/05-rol")
         # the browser notes the refusal's 422 itself; the page wrote nothing of its own
         assert [e for e in errors(driver) if not (e["source"] == "network"
                                                   and "status of 422" in e["message"])] == []

@@ -7,12 +7,15 @@ API (Bearer tokens): `GET /api/courses`, `GET /api/courses/KEY`,
 `GET /api/courses/KEY/grades?format=json|csv|gradescope` (the admin). Pages (session cookie):
 `/courses/KEY`, `/courses/KEY/NAME` (the puzzle in the playground's editor; its answers are
 sent to `POST /courses/KEY/NAME/answers` with the page's CSRF token), `/courses/KEY/grades`
-and its downloads `/courses/KEY/grades.{json,csv,gradescope.json}`.
+and its downloads `/courses/KEY/grades.{json,csv,gradescope.json}`, a student's whole course
+`/courses/KEY/students/ID` and their answers to a puzzle `/courses/KEY/students/ID/NAME` (the
+teacher's, and that student's own).
 
 Where the contract is silent: a student answers in their own course only; the best answer is
 the solved one with the least power (then the fewest operations, then the earliest); the
 histogram bins the students' best powers, one bar a power spent, and appears once at least
-`HISTOGRAM_MIN` students solved the puzzle.
+`HISTOGRAM_MIN` students solved the puzzle; a student's progress counts a puzzle "at the
+optimum" when it scores 1, and its score is the gradebook's (`gradebook.total`).
 """
 
 from __future__ import annotations
