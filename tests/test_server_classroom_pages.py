@@ -344,7 +344,9 @@ def test_the_gradebook_links_each_cell_to_the_students_answers_and_each_row_to_t
     server = school["server"]
     with httpx.Client(base_url=server.url,
                       headers={"Authorization": f"Bearer {school['cleo']}"}) as c:
-        c.post("/api/courses/lessons/puzzles/01-counting/answers", content=b"NOT A\n")
+        # a line longer than the page is wide: it wraps, no scroller out of the keyboard's reach
+        c.post("/api/courses/lessons/puzzles/01-counting/answers",
+               content=b"NOT A  # " + b"a long comment " * 30 + b"\n")
     with chromium(1280, 1000) as driver:
         _sign_in(driver, server, school["admin"], "/courses/lessons/grades")
         assert axe(driver) == []  # the scrolling region and the charts have their names
@@ -356,7 +358,10 @@ def test_the_gradebook_links_each_cell_to_the_students_answers_and_each_row_to_t
         assert driver.find_element(By.TAG_NAME, "h1").text == "Counting in binary · cleo's answers"
         assert driver.find_element(By.CSS_SELECTOR, "section.answer .verdict").text == \
             "every statement ran, but A never held the goal after an operation"
-        assert driver.find_element(By.CSS_SELECTOR, "section.answer pre").text == "NOT A"
+        source = driver.find_element(By.CSS_SELECTOR, "section.answer pre")
+        assert source.text.startswith("NOT A  # a long comment")
+        assert driver.execute_script("return arguments[0].scrollWidth - arguments[0]"
+                                     ".clientWidth", source) <= 0
         when = driver.find_element(By.CSS_SELECTOR, "section.answer time")
         assert when.get_attribute("datetime").endswith("Z")
         assert when.text.endswith("(just now)")  # local and relative
