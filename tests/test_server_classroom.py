@@ -330,6 +330,26 @@ def test_check_gives_the_checkers_diagnostics(school) -> None:  # type: ignore[n
     assert big.status_code == 413
 
 
+def test_a_puzzle_pages_check_says_what_a_submit_would(school) -> None:  # type: ignore[no-untyped-def]
+    """With `answer_line`, the check of a puzzle and its answer gives the answer's refused
+    directives in the grade's words (not the checker's), at their lines."""
+    server = school["server"]
+    puzzle = (LESSONS / "05-rol.masm").read_text()
+    first = puzzle.count("\n") + 1
+    source = puzzle + "ROL A\n.set A, 6\n"
+    checked = _post(server, "/api/check", {"source": source, "answer_line": first})
+    assert checked.status_code == 200
+    assert [(d["line"], d["column"], d["message"]) for d in checked.json()["diagnostics"]] == [
+        (first + 1, 1, "an answer holds statements and .turn lines only: .set belongs to the "
+                       "puzzle, whose directives set the machine up")]
+    plain = _post(server, "/api/check", {"source": source}).json()["diagnostics"]
+    assert [d["message"] for d in plain] == \
+        ["configuration directive '.set' must come before the first instruction"]
+    for bad in ("3", 0, True, 1.5):
+        assert _post(server, "/api/check", {"source": source, "answer_line": bad}) \
+            .status_code == 400
+
+
 def test_run_is_moonasm_run_plus_the_trace(school) -> None:  # type: ignore[no-untyped-def]
     server = school["server"]
     source = (EXAMPLES / "design-card.masm").read_text()

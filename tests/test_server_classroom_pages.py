@@ -410,13 +410,16 @@ def test_an_answer_with_a_directive_is_shown_under_its_line(school) -> None:  # 
         _sign_in(driver, server, school["dev"], "/courses/lessons/05-rol")
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
         _type(driver, "ROL A\n.set A, 6\n")
+        said = ("an answer holds statements and .turn lines only: .set belongs to the puzzle, "
+                "whose directives set the machine up")
+        # as one types, in the words a submit gives
+        typed = wait_for(lambda: [w for w in _widgets(driver) if "belongs" in w[1]])
+        assert typed == [(".set A, 6", f"^ error: {said}")]
         driver.find_element(By.ID, "submit-answer").click()
         grade = driver.find_element(By.ID, "grade")
         wait_for(lambda: grade.text != "")
         assert grade.text == ("an answer holds statements and .turn lines only: the puzzle's "
                               "directives set the machine up")
-        said = ("an answer holds statements and .turn lines only: .set belongs to the puzzle, "
-                "whose directives set the machine up")
         widgets = wait_for(lambda: [w for w in _widgets(driver) if "belongs" in w[1]])
         assert widgets == [(".set A, 6", f"^ error: {said}")]
         assert driver.find_element(By.ID, "problems").text == f"line 2:1: error: {said}"

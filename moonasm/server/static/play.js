@@ -112,7 +112,10 @@
     clearTimeout(checkTimer);
     checkTimer = setTimeout(async () => {
       const mine = ++checked;
-      const [code, data] = await post(root.dataset.checkUrl, JSON.stringify({ source: full() }));
+      // a puzzle's answer is checked as a submit grades it: its directives (but .turn and
+      // .name) are shown in the grade's own words as one types
+      const body = prefix ? { source: full(), answer_line: offset + 1 } : { source: full() };
+      const [code, data] = await post(root.dataset.checkUrl, JSON.stringify(body));
       if (mine !== checked) return; // a newer check is on its way
       if (code === 200) showDiagnostics(data.diagnostics);
       else status.textContent = data.error || `check failed (${code})`;
