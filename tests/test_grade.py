@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ def classroom(tmp_path: Path) -> Path:
         "bob/double.masm": "MOV A, RAM\nINC A\nINC A\nINC A\n",
         "bob/clear.masm": "MOV A, RAM2\n",
         "carol/double.masm": "MOV A RAM\nROL Q\n",
-        # carol copied the puzzle and wrote below it: allowed
+        # carol copied the puzzle and wrote below it: an answer holds no setup (spec §11.1)
         "carol/clear.masm": ".set A, 5\n.set B, 5\n.goal 0\nNOT A\nXOR A, A\n",
         "dan/clear.masm": ".goal 7\nNOT A\n",
         "erin/double.masm": "ROL A\n",
@@ -55,11 +56,13 @@ def test_table_a_teacher_reads(classroom: Path) -> None:
     assert rows[("bob", "double")].endswith("7    4  5 over the optimum")
     assert "line 1: protection fault" in rows[("bob", "clear")]
     assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
-    assert rows[("carol", "clear")].split()[2:6] == ["solved", "1.5", "2", "1"]
+    assert rows[("carol", "clear")].split(None, 5)[2:] == [
+        "invalid", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
+        "belongs to the puzzle, whose directives set the machine up"]
     assert rows[("dan", "double")].split()[2:] == ["missing"]
     assert rows[("dan", "clear")].split(None, 5)[5] == (
-        "the answer's `.goal 7` differs from the puzzle's `.goal 0` (an answer's directives "
-        "must match the puzzle's or be left out)")
+        "line 1: an answer holds statements and .turn lines only: .goal belongs to the "
+        "puzzle, whose directives set the machine up")
     assert "never held the goal" in rows[("erin", "double")]
     assert "alice: 2 of 2 solved, 2 at the optimum" in lines
     assert "dan: 0 of 2 solved, 0 at the optimum" in lines
@@ -82,7 +85,9 @@ def test_json_report(classroom: Path) -> None:
     carol = {r["puzzle"]: r for r in students["carol"]["results"]}
     assert carol["double"]["status"] == "invalid"
     assert carol["double"]["diagnostics"][0]["line"] == 2
-    assert carol["clear"]["over_optimum"] == 1
+    assert carol["clear"]["status"] == "invalid"
+    assert [(d["line"], d["column"]) for d in carol["clear"]["diagnostics"]] == \
+        [(1, 1), (2, 1), (3, 1)]
     assert students["dan"]["results"][0]["status"] == "missing"
 
 
@@ -101,19 +106,33 @@ def test_usage_errors(classroom: Path) -> None:
     assert json.loads(out.stdout)["diagnostics"][0]["line"] == 2
 
 
-@pytest.mark.parametrize(("puzzle", "answer", "message"), [
-    (".set A, 5\n.set B, 5\n.goal 0\n", ".set A, 5\n.set B, 3\n.goal 0\nNOT A\n",
-     "the answer's `.set B, 3` differs from the puzzle's `.set B, 5`"),
-    (".bits 8\n.goal 3\n", ".goal 3\nINC A\n", "the answer leaves out the puzzle's `.bits 8`"),
-    (".goal 3\n", ".goal 3\n.disable ROL\nINC A\n",
-     "the answer's `.disable ROL` is not in the puzzle"),
-    (".power 4\n.goal 3\n", ".power 5\n.goal 3\nINC A\n",
-     "the answer's `.power 5` differs from the puzzle's `.power 4`"),
+@pytest.mark.parametrize(("answer", "placed"), [
+    (".set A, 5\n.set B, 3\nNOT A\n", [(1, 1, ".set"), (2, 1, ".set")]),
+    (".bits 8\nINC A\n", [(1, 1, ".bits")]),
+    ("INC A\n  .disable ROL\n", [(2, 3, ".disable")]),
+    (".power 5\nINC A\n", [(1, 1, ".power")]),
+    ("INC A\n.author \"me\"\n", [(2, 1, ".author")]),
 ])
-def test_a_changed_setup_names_the_directive(puzzle: str, answer: str, message: str) -> None:
-    a = attempt(check_source(puzzle).config, answer)
-    assert (a.status, a.message) == (
-        "invalid", f"{message} (an answer's directives must match the puzzle's or be left out)")
+def test_an_answer_with_a_directive_is_invalid_at_its_line(answer: str,
+                                                           placed: list[Any]) -> None:
+    """One answer, one verdict (spec §11.1): statements and .turn lines (comments and .name
+    allowed); any other directive is a diagnostic at its line and column."""
+    a = attempt(check_source(".set A, 5\n.set B, 5\n.goal 0\n").config, answer)
+    assert a.status == "invalid"
+    assert [(d.line, d.column, d.message) for d in a.diagnostics] == [
+        (line, column, f"an answer holds statements and .turn lines only: {name} belongs to "
+                       "the puzzle, whose directives set the machine up")
+        for line, column, name in placed]
+    assert (a.line, a.column) == placed[0][:2]
+
+
+def test_turn_name_and_comments_are_an_answer() -> None:
+    puzzle = check_source(".set RAM1, 3\n.goal 6\n").config
+    a = attempt(puzzle, '.name "mine"  # my answer\nMOV A, RAM\n.turn 1\nROL A\n')
+    assert (a.status, a.operations) == ("solved", 2)
+    unknown = attempt(puzzle, ".bitz 4\nMOV A, RAM\n")
+    assert [(d.line, d.column, d.message) for d in unknown.diagnostics] == [
+        (1, 1, "an answer holds statements and .turn lines only: .bitz is no directive")]
 
 
 def test_attempt_explains_faults_in_words() -> None:
@@ -194,3 +213,96 @@ def test_format_json_is_json_and_asks_once(classroom: Path) -> None:
     both = moonasm(*args, "--json", "--format", "csv")
     assert both.returncode == 2
     assert "--json and --format csv ask for two outputs" in both.stderr
+
+
+GRADESCOPE = Path(__file__).resolve().parent.parent / "docs" / "gradescope"
+
+
+def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) -> None:
+    """Gradescope places one student's files in one folder: `--submission DIR` grades it and
+    prints that student's results.json alone, each test shaped as the course-wide
+    download's."""
+    out = moonasm("grade", str(classroom / "double.masm"), str(classroom / "clear.masm"),
+                  "--submission", str(classroom / "answers" / "bob"), "--format", "gradescope")
+    assert out.returncode == 0, out.stderr
+    results = json.loads(out.stdout)
+    assert set(results) == {"score", "tests", "leaderboard", "visibility"}
+    assert results["score"] == 0.29
+    assert results["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
+                                   "max_score": 1, "output": "solved with power 7; optimum 2",
+                                   "visibility": "visible"}
+    # what was wrong, where: the fault and its line
+    assert results["tests"][1]["output"].startswith(
+        "not solved (1 attempt): line 1: protection fault: RAM2 belongs to player 2")
+    book = json.loads(moonasm("grade", str(classroom / "double.masm"),
+                              str(classroom / "clear.masm"), "--answers",
+                              str(classroom / "answers"), "--format", "gradescope").stdout)
+    bob = book["students"][1]["results"]
+    assert results["tests"][0] == bob["tests"][0]
+    assert [set(t) for t in results["tests"]] == [set(t) for t in bob["tests"]]
+    assert results["leaderboard"] == bob["leaderboard"]
+    missing = moonasm("grade", str(classroom / "double.masm"), "--submission",
+                      str(classroom / "nowhere"), "--format", "gradescope")
+    assert missing.returncode == 2 and "no such folder" in missing.stderr
+    both = moonasm("grade", str(classroom / "double.masm"), "--submission",
+                   str(classroom / "answers" / "bob"), "--answers", str(classroom / "answers"))
+    assert both.returncode == 2
+
+
+def _autograder(tmp_path: Path, puzzles: dict[str, str],
+                submission: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """docs/gradescope/run_autograder run in a Gradescope-like layout built in tmp_path:
+    ROOT/source (the autograder's zip, its puzzles/), ROOT/submission (the student's files),
+    ROOT/results; `moonasm` on PATH."""
+    import os
+
+    root = tmp_path / "autograder"
+    for name, text in puzzles.items():
+        (root / "source" / "puzzles").mkdir(parents=True, exist_ok=True)
+        (root / "source" / "puzzles" / name).write_text(text)
+    (root / "submission").mkdir(parents=True)
+    for name, text in submission.items():
+        (root / "submission" / name).write_text(text)
+    shims = tmp_path / "bin"
+    shims.mkdir()
+    (shims / "moonasm").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m moonasm "$@"\n')
+    (shims / "moonasm").chmod(0o755)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root),
+           "PATH": f"{shims}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([str(GRADESCOPE / "run_autograder")], env=env, capture_output=True,
+                          text=True, timeout=120, cwd=tmp_path)
+    return done, root / "results" / "results.json"
+
+
+def test_the_gradescope_autograder_writes_results_json(tmp_path: Path) -> None:
+    done, results = _autograder(
+        tmp_path, {"double.masm": '.name "double"\n.set RAM1, 3\n.goal 6\n',
+                   "clear.masm": ".set A, 5\n.set B, 5\n.goal 0\n"},
+        {"double.masm": "MOV A, RAM\nROL A\n",
+         "clear.masm": "XOR A, A\n.set B, 0  # not the answer's to set\n"})
+    assert done.returncode == 0, done.stderr
+    written = json.loads(results.read_text())
+    assert written["score"] == 1.0
+    assert [(t["number"], t["score"], t["max_score"]) for t in written["tests"]] == \
+        [("clear", 0.0, 1), ("double", 1.0, 1)]  # the puzzles in file-name order
+    assert written["tests"][0]["output"] == (
+        "not solved (1 attempt): line 2: an answer holds statements and .turn lines only: .set "
+        "belongs to the puzzle, whose directives set the machine up")
+    assert written["leaderboard"][0] == {"name": "solved", "value": 1, "order": "desc"}
+
+
+def test_the_autograder_says_why_it_could_not_grade(tmp_path: Path) -> None:
+    done, results = _autograder(tmp_path, {"bad.masm": ".goal 3\n.bitz 4\n"},
+                                {"bad.masm": "INC A\n"})
+    assert done.returncode == 0, done.stderr
+    written = json.loads(results.read_text())
+    assert written["score"] == 0
+    assert written["output"].startswith("moonasm grade could not grade: ")
+    assert "bad.masm:2:1" in written["output"]
+
+
+def test_docs_show_the_autograder_as_it_is() -> None:
+    """docs/classroom.md shows setup.sh and run_autograder: the very files the test runs."""
+    docs = (GRADESCOPE.parent / "classroom.md").read_text()
+    for name in ("setup.sh", "run_autograder"):
+        assert (GRADESCOPE / name).read_text() in docs, name

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import csv
+import html
 import io
 import json
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,6 +84,9 @@ def test_init_writes_the_lessons_course(school) -> None:  # type: ignore[no-unty
 
 
 @pytest.mark.parametrize("text", [
+    ".set A, 3\nROL A\n",         # a directive: invalid at its line, refused with 422
+    "ROL A\n.goal 2\n.bits 8\n",   # two
+    '.name "mine"\n# fine\nROL A\n.turn 1\n',  # .name, comments, .turn: an answer
     "ROL A\n",                    # solved at the optimum
     "INC A\nINC A\nINC A\n",      # solved with more power
     "MOV A, RAM3\nROL A\n",       # a protection fault (a seat that is not there)
@@ -90,8 +95,11 @@ def test_init_writes_the_lessons_course(school) -> None:  # type: ignore[no-unty
 ])
 def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                                text: str) -> None:
+    """One answer, one verdict (spec §11.1): the server and `moonasm grade` give the same
+    status, power and diagnostics — the same words at the same lines and columns."""
     got = _answer(school["server"], school["ana"], text)
-    assert got.status_code == 200, got.text
+    directive = text.startswith(".set") or ".goal" in text
+    assert got.status_code == (422 if directive else 200), got.text
     answer = got.json()
     (tmp_path / "class" / "ana").mkdir(parents=True)
     (tmp_path / "class" / "ana" / "05-rol.masm").write_text(text)
@@ -99,6 +107,12 @@ def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: 
                             str(tmp_path / "class"), "--json")
     assert graded.status == 0, graded.err
     result = graded.json["students"][0]["results"][0]
+    assert [(d["line"], d["column"], d["message"]) for d in answer["diagnostics"]] == \
+        [(d["line"], d["column"], d["message"]) for d in result["diagnostics"]]
+    if directive:
+        assert result["status"] == "invalid" and answer["diagnostics"]
+        assert all(d["line"] is not None for d in answer["diagnostics"])
+        return
     assert answer["reached"] == result["reached"]
     assert answer["power"] == result["power"]
     assert answer["operations"] == result["operations"]
@@ -107,6 +121,7 @@ def test_an_answer_is_graded_as_moonasm_grade_grades_the_file(school, tmp_path: 
         [(d["line"], d["column"], d["message"]) for d in result["diagnostics"]]
     assert (answer["par"], answer["optimum"]) == (1, 1)
     assert answer["best"] == 1  # the first answer (ROL A) is still the best
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", answer["at"])  # ISO 8601 UTC
 
 
 def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-def]
@@ -115,11 +130,21 @@ def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-
     assert fault["faults"] == [{"kind": "protection", "line": 1, "column": 8,
                                 "message": fault["faults"][0]["message"]}]
     assert fault["best"] is None and fault["histogram"]["bins"] is None
-    directive = _answer(server, school["ben"], ".set A, 6\n")
+    directive = _answer(server, school["ben"], "ROL A\n  .set A, 6\n")
     assert directive.status_code == 422
-    assert directive.json()["error"] == ("an answer holds statements only: the puzzle's "
-                                         "directives set the machine up")
-    assert _answer(server, school["ben"], b"\xff\xfeROL A").status_code == 422
+    assert directive.json() == {
+        "error": "an answer holds statements and .turn lines only: the puzzle's directives "
+                 "set the machine up",
+        "diagnostics": [{"file": "answer.masm", "line": 2, "column": 3, "severity": "error",
+                         "kind": "semantic", "message": "an answer holds statements and .turn "
+                         "lines only: .set belongs to the puzzle, whose directives set the "
+                         "machine up"}]}
+    # a NUL or bytes that are not UTF-8: their line
+    for body, line in ((b"ROL A\n\xff\xfeROL A", 2), (b"ROL A\nINC A\n\x00", 3)):
+        refused = _answer(server, school["ben"], body)
+        assert refused.status_code == 422
+        assert [(d["line"], d["column"]) for d in refused.json()["diagnostics"]] == \
+            [(line, None)]
     big = _answer(server, school["ben"], "# " + "x" * (64 * 1024))
     assert big.status_code == 413 and big.json()["error"].startswith("an answer is at most 65536")
     assert _answer(server, school["ben"], "ROL A\n", "99-none").status_code == 404
@@ -202,8 +227,9 @@ def test_gradebook_downloads(school) -> None:  # type: ignore[no-untyped-def]
     assert sorted(names) == sorted(STUDENTS)
     ana = next(s for s in book["students"] if s["name"] == "ana")
     rol = next(p for p in ana["puzzles"] if p["name"] == "05-rol")
-    # five attempts, the best (ROL A, at the optimum) counts
-    assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 5 + 1,
+    # six attempts stored (the two refused with 422 are not), the best (ROL A, at the
+    # optimum) counts
+    assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 6 + 1,
                    "score": 1.0}
     cleo = next(s for s in book["students"] if s["name"] == "cleo")
     assert next(p for p in cleo["puzzles"] if p["name"] == "05-rol")["score"] == 0.17
@@ -239,6 +265,45 @@ def test_gradebook_page_and_its_downloads_for_the_signed_in_teacher(school) -> N
     assert scope.json()["course"] == "lessons"
 
 
+def _student_ids(server: Server, admin: str) -> dict[str, int]:
+    """Each student's id, read from the links of the teacher's gradebook."""
+    with _signed_in(server, admin) as c:
+        page = c.get("/courses/lessons/grades").text
+    return {html.unescape(name): int(ident) for ident, name in re.findall(
+        r'href="/courses/lessons/students/(\d+)">([^<]*)</a>', page)}
+
+
+def test_a_students_pages_are_theirs_and_the_teachers(school) -> None:  # type: ignore[no-untyped-def]
+    server = school["server"]
+    ids = _student_ids(server, school["admin"])
+    assert sorted(ids) == sorted(STUDENTS)
+    ana = f"/courses/lessons/students/{ids['ana']}"
+    with server.client() as c:
+        assert c.get(ana).status_code == 401
+    with _signed_in(server, school["ben"]) as c:
+        assert c.get(ana).status_code == 403
+        assert c.get(ana + "/05-rol").status_code == 403
+    with _signed_in(server, school["ana"]) as c:
+        own = c.get(ana)
+        answers = c.get(ana + "/05-rol")
+    assert own.status_code == 200 and "ana" in own.text
+    assert 'id="progress">1 of 27 solved, 1 at the optimum, score 1<' in own.text
+    assert answers.status_code == 200
+    # newest first, each with its time (ISO 8601 UTC) and its verdict
+    times = re.findall(r'<time datetime="([^"]+)">', answers.text)
+    assert times and all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in times)
+    assert times == sorted(times, reverse=True)
+    assert "solved with power 1 in 1 operation" in answers.text
+    with _signed_in(server, school["admin"]) as c:
+        assert c.get(ana).status_code == 200
+        assert c.get(f"/courses/lessons/students/{ids['ana']}/99-none").status_code == 404
+        assert c.get("/courses/lessons/students/999999").status_code == 404
+        assert c.get("/courses/lessons/students/x").status_code == 404
+        # a name a spreadsheet would run is a name like any other here
+        evil = c.get(f"/courses/lessons/students/{ids['=evil']}")
+    assert evil.status_code == 200 and "=evil" in evil.text
+
+
 # -- the playground ------------------------------------------------------------------------------
 
 def _post(server: Server, path: str, body: Any) -> httpx.Response:
@@ -263,6 +328,26 @@ def test_check_gives_the_checkers_diagnostics(school) -> None:  # type: ignore[n
     assert _post(server, "/api/check", b"{").status_code == 400
     big = _post(server, "/api/check", {"source": "#" * (64 * 1024 + 1)})
     assert big.status_code == 413
+
+
+def test_a_puzzle_pages_check_says_what_a_submit_would(school) -> None:  # type: ignore[no-untyped-def]
+    """With `answer_line`, the check of a puzzle and its answer gives the answer's refused
+    directives in the grade's words (not the checker's), at their lines."""
+    server = school["server"]
+    puzzle = (LESSONS / "05-rol.masm").read_text()
+    first = puzzle.count("\n") + 1
+    source = puzzle + "ROL A\n.set A, 6\n"
+    checked = _post(server, "/api/check", {"source": source, "answer_line": first})
+    assert checked.status_code == 200
+    assert [(d["line"], d["column"], d["message"]) for d in checked.json()["diagnostics"]] == [
+        (first + 1, 1, "an answer holds statements and .turn lines only: .set belongs to the "
+                       "puzzle, whose directives set the machine up")]
+    plain = _post(server, "/api/check", {"source": source}).json()["diagnostics"]
+    assert [d["message"] for d in plain] == \
+        ["configuration directive '.set' must come before the first instruction"]
+    for bad in ("3", 0, True, 1.5):
+        assert _post(server, "/api/check", {"source": source, "answer_line": bad}) \
+            .status_code == 400
 
 
 def test_run_is_moonasm_run_plus_the_trace(school) -> None:  # type: ignore[no-untyped-def]

@@ -6,6 +6,7 @@ looked at."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import chromium, errors, screenshot
+from browser import axe, chromium, errors, screenshot
 from server_helpers import Server, add, init, wait_for
 
 pytest.importorskip("starlette")
@@ -67,6 +68,35 @@ def _widgets(driver: Any) -> list[tuple[str, str]]:
             w.parentElement.querySelector('pre.CodeMirror-line').textContent,
             w.textContent]);""")
     return [(line, text) for line, text in found]
+
+
+# every text box and bar of an SVG chart as drawn; which of them meet, which text is under 12 px
+COLLISIONS = """
+const svg = arguments[0];
+const box = (e) => { const r = e.getBoundingClientRect();
+                     return {l: r.left, r: r.right, t: r.top, b: r.bottom}; };
+const meet = (a, b) => a.l < b.r && b.l < a.r && a.t < b.b && b.t < a.b;
+const texts = [...svg.querySelectorAll('text')].map((t) => ({
+    what: t.textContent, box: box(t),
+    px: parseFloat(getComputedStyle(t).fontSize) * svg.getScreenCTM().a}));
+const bars = [...svg.querySelectorAll('rect.bar')].map((b) => ({
+    what: 'bar ' + b.querySelector('title').textContent, box: box(b)}));
+const found = [];
+texts.forEach((t, i) => {
+  if (t.px < 12) found.push(`${t.what}: ${t.px.toFixed(1)} px`);
+  texts.slice(i + 1).forEach((u) => {
+    if (meet(t.box, u.box)) found.push(`${t.what} / ${u.what}`); });
+  bars.forEach((b) => { if (meet(t.box, b.box)) found.push(`${t.what} / ${b.what}`); });
+});
+return found;
+"""
+
+
+def _collisions(driver: Any, svg: Any) -> list[str]:
+    """What is wrong with a drawn chart: two labels that meet, a label on a bar, text under
+    12 px as rendered. Empty when the chart reads."""
+    found: list[str] = driver.execute_script(COLLISIONS, svg)
+    return found
 
 
 def _sign_in(driver: Any, server: Server, token: str, then: str) -> None:
@@ -172,6 +202,11 @@ def test_the_playground_fits_a_phone(school) -> None:  # type: ignore[no-untyped
         width = driver.execute_script("return document.documentElement.scrollWidth")
         assert width <= 400, "the playground scrolls sideways at 400 px"
         screenshot(driver, "play-narrow")
+        # a line longer than the editor wraps: no region scrolls out of the keyboard's reach
+        _type(driver, "MOV A, RAM1   # " + "a comment far longer than a phone is wide " * 3)
+        assert driver.execute_script("const s = document.querySelector('.CodeMirror-scroll');"
+                                     "return s.scrollWidth - s.clientWidth") <= 0
+        assert axe(driver) == []
         assert errors(driver) == []
 
 
@@ -192,18 +227,23 @@ def test_a_student_solves_a_lesson_and_sees_the_class_histogram(school, width: i
         assert grade.text == ("Solved with power 1 in 1 operation (par 1, proven optimum "
                               "1). Your best: 1.")
         image = driver.find_element(By.ID, "histogram")
-        wait_for(lambda: driver.execute_script(
-            "return arguments[0].complete && arguments[0].naturalWidth > 0", image))
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#histogram svg rect.bar"))
         assert image.is_displayed()
+        chart = driver.find_element(By.CSS_SELECTOR, "#histogram svg")
+        assert chart.get_attribute("aria-label") == (
+            "power spent by the 6 students who solved it: 4 students at power 1, 2 students "
+            "at power 6; optimum 1, yours 1")
+        assert _collisions(driver, chart) == []
         with httpx.Client(base_url=server.url, cookies={
                 c["name"]: c["value"] for c in driver.get_cookies()}) as c:
             svg = c.get("/courses/lessons/05-rol/histogram.svg").text
-        assert "yours 1" in svg and "optimum 1" in svg
+        assert "yours 1: the optimum" in svg and "optimum 1" in svg
         if width < 500:
             assert driver.execute_script(
                 "return document.documentElement.scrollWidth") <= width
         driver.execute_script("arguments[0].scrollIntoView()", image)
         screenshot(driver, f"lesson-solved-{'narrow' if width < 500 else 'wide'}")
+        assert axe(driver) == []
         driver.get(server.url + "/courses/lessons")
         row = driver.find_element(By.XPATH, "//tr[td/a[text()='ROL: twice as much']]")
         assert row.text.endswith("1 ★")
@@ -223,6 +263,7 @@ def test_an_answer_that_does_not_solve_shows_no_broken_histogram(school) -> None
         grade = driver.find_element(By.ID, "grade")
         wait_for(lambda: grade.text.startswith("Every statement ran"))
         assert not driver.find_element(By.ID, "histogram").is_displayed()
+        assert driver.find_elements(By.CSS_SELECTOR, "#graded img") == []  # no image to break
         assert errors(driver) == []
 
 
@@ -250,3 +291,184 @@ def test_the_teacher_downloads_the_gradebook_as_csv(school, tmp_path: Path) -> N
         _sign_in(driver, server, school["admin"], "/courses/lessons/grades")
         assert driver.execute_script("return document.documentElement.scrollWidth") <= 400
         screenshot(driver, "gradebook-narrow")
+
+
+# -- course pages a student reads at both widths (spec §10.2, §11.1 "Progress") ---------------
+
+INSIDE = """
+const width = window.innerWidth;
+return [...document.querySelectorAll(arguments[0])].map((e) => {
+  const r = e.getBoundingClientRect();
+  return [e.textContent.trim(), r.left >= 0 && r.right <= width];
+}).filter(([, inside]) => !inside).map(([text]) => text);
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_the_course_page_shows_progress_and_each_puzzles_goal_par_best(school,  # type: ignore[no-untyped-def]
+                                                                       width: int) -> None:
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with chromium(width, 900) as driver:
+        _sign_in(driver, server, school["ben"], "/courses/lessons")
+        assert driver.find_element(By.ID, "progress").text == \
+            "1 of 27 solved, 1 at the optimum, score 1"
+        # every goal, par and best is inside the window, not past a sideways scroll
+        for cells in ("table.puzzles td.goal", "table.puzzles td.par", "table.puzzles td.best",
+                      "table.puzzles td.name a"):
+            assert len(driver.find_elements(By.CSS_SELECTOR, cells)) == 27
+            assert driver.execute_script(INSIDE, cells) == [], cells
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= width
+        row = driver.find_element(By.XPATH, "//tr[td/a[text()='ROL: twice as much']]")
+        assert row.find_element(By.CSS_SELECTOR, "td.best").text == "1 ★"
+        # what a puzzle teaches is folded under its title
+        assert row.find_element(By.CSS_SELECTOR, "td.name .teaches-line").text.startswith(
+            "ROL")
+        screenshot(driver, f"course-{'narrow' if width < 500 else 'wide'}")
+        assert axe(driver) == []
+        # the best links to the student's own answers to that puzzle
+        row.find_element(By.CSS_SELECTOR, "td.best a").click()
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "section.answer"))
+        assert driver.find_element(By.CSS_SELECTOR, "section.answer .verdict").text == \
+            "solved with power 1 in 1 operation"
+        assert driver.find_element(By.CSS_SELECTOR, "section.answer pre").text == "ROL A"
+        assert axe(driver) == []
+        assert errors(driver) == []
+
+
+def test_the_gradebook_links_each_cell_to_the_students_answers_and_each_row_to_their_course(  # type: ignore[no-untyped-def]
+        school) -> None:
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with httpx.Client(base_url=server.url,
+                      headers={"Authorization": f"Bearer {school['cleo']}"}) as c:
+        # a line longer than the page is wide: it wraps, no scroller out of the keyboard's reach
+        c.post("/api/courses/lessons/puzzles/01-counting/answers",
+               content=b"NOT A  # " + b"a long comment " * 30 + b"\n")
+    with chromium(1280, 1000) as driver:
+        _sign_in(driver, server, school["admin"], "/courses/lessons/grades")
+        assert axe(driver) == []  # the scrolling region and the charts have their names
+        row = driver.find_element(By.XPATH, "//table[@class='gradebook']//tr[td/a[text()='cleo']]")
+        cells = row.find_elements(By.CSS_SELECTOR, "td")
+        assert cells[2].text == "✗ (1)"  # 01-counting, not solved
+        cells[2].find_element(By.TAG_NAME, "a").click()
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "section.answer"))
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Counting in binary · cleo's answers"
+        assert driver.find_element(By.CSS_SELECTOR, "section.answer .verdict").text == \
+            "every statement ran, but A never held the goal after an operation"
+        source = driver.find_element(By.CSS_SELECTOR, "section.answer pre")
+        assert source.text.startswith("NOT A  # a long comment")
+        assert driver.execute_script("return arguments[0].scrollWidth - arguments[0]"
+                                     ".clientWidth", source) <= 0
+        when = driver.find_element(By.CSS_SELECTOR, "section.answer time")
+        assert when.get_attribute("datetime").endswith("Z")
+        assert when.text.endswith("(just now)")  # local and relative
+        assert when.get_attribute("title").endswith(" UTC")
+        assert axe(driver) == []
+        driver.back()
+        driver.find_element(By.LINK_TEXT, "<i>zoe</i>").click()
+        wait_for(lambda: driver.find_elements(By.ID, "progress"))
+        assert driver.find_element(By.TAG_NAME, "h1").text == "<i>zoe</i>"  # text, not markup
+        assert driver.find_elements(By.CSS_SELECTOR, "main i") == []
+        assert driver.find_element(By.ID, "progress").text == \
+            "1 of 27 solved, 1 at the optimum, score 1"
+        rol = driver.find_element(By.XPATH, "//tr[td/a[text()='ROL: twice as much']]")
+        best, attempts, last = [td.text for td in rol.find_elements(By.TAG_NAME, "td")][3:]
+        assert (best, attempts) == ("1 ★", "2")  # zoe solved it at both widths
+        assert last.endswith(("ago)", "just now)"))  # local and relative
+        screenshot(driver, "student-wide")
+        assert axe(driver) == []
+        assert errors(driver) == []
+
+
+def test_the_gradebook_at_400_px_keeps_the_student_column_and_says_it_scrolls(school) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with chromium(400, 900) as driver:
+        _sign_in(driver, server, school["admin"], "/courses/lessons/grades")
+        region = driver.find_element(By.CSS_SELECTOR, ".gradebook-scroll")
+        assert region.get_attribute("tabindex") == "0"
+        assert region.get_attribute("aria-label").startswith("the gradebook")
+        assert driver.find_element(By.CSS_SELECTOR, ".scroll-hint").is_displayed()
+        driver.execute_script("arguments[0].scrollLeft = 900", region)
+        assert driver.execute_script("return arguments[0].scrollLeft", region) > 0
+        names = driver.execute_script(INSIDE, "table.gradebook td.student")
+        assert names == []  # still in sight, scrolled past the first puzzles
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= 400
+        screenshot(driver, "gradebook-narrow-scrolled")
+        assert axe(driver) == []
+
+
+def test_an_answer_with_a_directive_is_shown_under_its_line(school) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    server = school["server"]
+    with chromium(1280, 1000) as driver:
+        _sign_in(driver, server, school["dev"], "/courses/lessons/05-rol")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
+        _type(driver, "ROL A\n.set A, 6\n")
+        said = ("an answer holds statements and .turn lines only: .set belongs to the puzzle, "
+                "whose directives set the machine up")
+        # as one types, in the words a submit gives
+        typed = wait_for(lambda: [w for w in _widgets(driver) if "belongs" in w[1]])
+        assert typed == [(".set A, 6", f"^ error: {said}")]
+        driver.find_element(By.ID, "submit-answer").click()
+        grade = driver.find_element(By.ID, "grade")
+        wait_for(lambda: grade.text != "")
+        assert grade.text == ("an answer holds statements and .turn lines only: the puzzle's "
+                              "directives set the machine up")
+        widgets = wait_for(lambda: [w for w in _widgets(driver) if "belongs" in w[1]])
+        assert widgets == [(".set A, 6", f"^ error: {said}")]
+        assert driver.find_element(By.ID, "problems").text == f"line 2:1: error: {said}"
+        # a refused answer is not stored: the student's answers to the puzzle are as before
+        assert driver.find_element(By.LINK_TEXT, "your answers so far").get_attribute(
+            "href").endswith("/05-rol")
+        # the browser notes the refusal's 422 itself; the page wrote nothing of its own
+        assert [e for e in errors(driver) if not (e["source"] == "network"
+                                                  and "status of 422" in e["message"])] == []
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_histograms_of_every_shape_keep_their_labels_apart(school, width: int) -> None:  # type: ignore[no-untyped-def]
+    """Bars many and few, counts of one and of hundreds, powers with halves, the optimum
+    nobody reached, the reader's own bar at the optimum: no label meets another or a bar,
+    every text at least 12 px as drawn, the axes titled, "1 student" said in the singular."""
+    from selenium.webdriver.common.by import By
+
+    from moonasm.server.views.courses import draw_histogram
+
+    shapes = [
+        {"solvers": 1, "bins": [{"power": 1, "students": 1}], "optimum": 1, "par": 1,
+         "yours": 1},
+        {"solvers": 9, "bins": [{"power": 2.5, "students": 1}, {"power": 3, "students": 8}],
+         "optimum": 1.5, "par": 2, "yours": 3},
+        {"solvers": 2000, "bins": [{"power": p // 2 if p % 2 == 0 else p / 2,
+                                    "students": 30 + (p * 37) % 170}
+                                   for p in range(3, 60)], "optimum": 1.5, "par": 2,
+         "yours": 12},
+        {"solvers": 300, "bins": [{"power": 100 + p, "students": 100 + p}
+                                  for p in range(12)], "optimum": 100, "par": 100,
+         "yours": None},
+        # no optimum proved (the solver's budget ran out): no key for it
+        {"solvers": 6, "bins": [{"power": 4, "students": 6}], "optimum": None, "par": None,
+         "yours": 4},
+    ]
+    server = school["server"]
+    with chromium(width, 900) as driver:
+        driver.get(server.url + "/courses")
+        for h in shapes:
+            drawn = draw_histogram(h, "a puzzle")
+            driver.execute_script("document.querySelector('main').innerHTML = arguments[0]",
+                                  drawn)
+            svg = driver.find_element(By.CSS_SELECTOR, "main svg")
+            assert _collisions(driver, svg) == [], h
+            texts = [t.text for t in svg.find_elements(By.TAG_NAME, "text")]
+            assert "power spent" in texts and "students" in texts
+            assert re.search(r"(?<![0-9])1 students", drawn) is None
+            assert svg.get_attribute("role") == "img" and svg.get_attribute("aria-label")
+        assert "1 student at power 1" in draw_histogram(shapes[0])
+        assert "None" not in draw_histogram(shapes[-1])
+        screenshot(driver, f"histogram-crowded-{width}")

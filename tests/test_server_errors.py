@@ -263,8 +263,8 @@ def test_a_puzzle_pages_answer_refused_is_told_in_json(inprocess: InProcess) -> 
                      headers={"Content-Type": "text/plain", "X-CSRF-Token": csrf})
     assert refused.status_code == 422
     assert refused.headers["content-type"] == "application/json"
-    assert refused.json()["error"] == ("an answer holds statements only: the puzzle's "
-                                       "directives set the machine up")
+    assert refused.json()["error"] == ("an answer holds statements and .turn lines only: "
+                                       "the puzzle's directives set the machine up")
     forged = c.post("/courses/lessons/05-rol/answers", content=b"ROL A\n",
                     headers={"Content-Type": "text/plain", "X-CSRF-Token": "forged"})
     assert forged.status_code == 403 and "error" in forged.json()

@@ -61,6 +61,12 @@ class Contest:
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
             Stop("grades", "/courses/lessons/grades", "admin", "grades"),
+            Stop("student", f"/courses/lessons/students/{ids['student']}", "admin",
+                 "student"),
+            Stop("student_answers", f"/courses/lessons/students/{ids['student']}/05-rol",
+                 "admin", "student-answers"),
+            Stop("student", f"/courses/lessons/students/{ids['student']}", "ana",
+                 "student-own"),
         ]
 
 
@@ -96,6 +102,7 @@ def contest(directory: Path) -> Iterator[Contest]:
                 graded = c.post("/api/courses/lessons/puzzles/05-rol/answers",
                                 content=answer_text.encode())
                 assert graded.status_code == 200, graded.text
+        ids["student"] = student_id(server, admin, "ana")
         with server.client(admin) as c:
             started = c.post("/api/admin/final", json={"hill": "main", "games": 2})
             assert started.status_code == 202, started.text
@@ -103,6 +110,21 @@ def contest(directory: Path) -> Iterator[Contest]:
         yield Contest(server, tokens, ids)
     finally:
         server.stop()
+
+
+def student_id(server: Server, admin: str, name: str) -> int:
+    """A student's id, as the teacher's gradebook links their row to their page."""
+    import re
+    from html import escape
+
+    with server.client() as c:
+        csrf = c.get("/signin").text.split('name="csrf" value="')[1].split('"')[0]
+        assert c.post("/signin", data={"token": admin, "csrf": csrf}).status_code == 303
+        page = c.get("/courses/lessons/grades").text
+    found = re.search(r'href="/courses/lessons/students/(\d+)">' + re.escape(escape(name))
+                      + "<", page)
+    assert found, f"no link to {name}'s page in the gradebook"
+    return int(found.group(1))
 
 
 def sign_in(driver: Any, contest: Contest, who: str | None, then: str) -> None:

@@ -2,10 +2,11 @@
 optimum the solver proves (and the puzzle's par).
 
 Answers are found as DIR/STUDENT/PUZZLE.masm: one folder per student (its name is the
-student's), and in it one file per puzzle, named like the puzzle file. An answer holds the
-statements that solve the puzzle; it may repeat the puzzle's directives, but not change them.
-Exit status: 0 when the class was graded (whatever the grades), 2 usage error, 3 an invalid
-puzzle.
+student's), and in it one file per puzzle, named like the puzzle file; or, with
+`--submission DIR`, one student's folder DIR/PUZZLE.masm as Gradescope places a submission.
+An answer holds the statements that solve the puzzle and `.turn` lines (comments and `.name`
+allowed); any other directive makes it invalid, as the server's answers say. Exit status: 0
+when the class was graded (whatever the grades), 2 usage error, 3 an invalid puzzle.
 """
 
 from __future__ import annotations
@@ -37,14 +38,19 @@ if TYPE_CHECKING:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("puzzles", nargs="+", metavar="PUZZLE",
                    help="puzzle files (.masm with a .goal)")
-    p.add_argument("--answers", required=True, metavar="DIR",
-                   help="the class's answers, as DIR/STUDENT/PUZZLE.masm")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--answers", metavar="DIR",
+                       help="the class's answers, as DIR/STUDENT/PUZZLE.masm")
+    where.add_argument("--submission", metavar="DIR",
+                       help="one student's answers, as DIR/PUZZLE.masm (a Gradescope "
+                            "submission); --format gradescope prints its bare results.json")
     p.add_argument("--budget", type=float, metavar="SECONDS", default=8.0,
                    help="time the solver may take per puzzle to prove its optimum")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.add_argument("--format", choices=("text", "json", "csv", "gradescope"), default=None,
                    help="json: as --json; csv: the gradebook, a row a student and puzzle; "
-                        "gradescope: each student's Gradescope results.json, in one object")
+                        "gradescope: each student's Gradescope results.json, in one object "
+                        "(with --submission: that student's results.json alone)")
 
 
 def json_failure(diagnostics: list[JsonObject]) -> JsonObject:
@@ -141,7 +147,13 @@ def main(args: argparse.Namespace) -> int:
         return fail_usage(f"--json and --format {args.format} ask for two outputs")
     if args.budget <= 0:
         return fail_usage("--budget must be a positive number of seconds")
-    students = students_in(args.answers)
+    if args.submission is not None:
+        if not os.path.isdir(args.submission):
+            return fail_usage(f"--submission {args.submission}: no such folder",
+                              args.submission)
+        students: list[str] | int = [os.path.basename(os.path.abspath(args.submission))]
+    else:
+        students = students_in(args.answers)
     if isinstance(students, int):
         return students
     puzzles = load_puzzles(args.puzzles, args.budget, args.json)
@@ -150,13 +162,16 @@ def main(args: argparse.Namespace) -> int:
     rows = []
     for student in students:
         for puzzle in puzzles:
-            path = os.path.join(args.answers, student, puzzle.stem + ".masm")
+            folder = args.submission if args.submission is not None else \
+                os.path.join(args.answers, student)
+            path = os.path.join(folder, puzzle.stem + ".masm")
             rows.append((student, puzzle, path, grade_one(puzzle, path)))
     if args.json:
         print_json(report_json(students, puzzles, rows))
     elif args.format in ("csv", "gradescope"):
-        print_gradebook(args.format, os.path.basename(os.path.normpath(args.answers)),
-                        students, puzzles, rows)
+        print_gradebook(args.format, os.path.basename(os.path.normpath(
+            args.answers if args.answers is not None else args.submission)), students, puzzles,
+            rows, bare=args.submission is not None)
     else:
         print_table(students, puzzles, rows)
     return ExitStatus.OK
@@ -224,9 +239,17 @@ def print_table(students: list[str], puzzles: list[Puzzle], rows: list[tuple[
 
 
 def print_gradebook(form: str, course: str, students: list[str], puzzles: list[Puzzle],
-                    rows: list[tuple[str, Puzzle, str, Attempt | None]]) -> None:
-    """The class as the server's course downloads give it (`moonasm.solve.gradebook`)."""
-    from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope
+                    rows: list[tuple[str, Puzzle, str, Attempt | None]],
+                    bare: bool = False) -> None:
+    """The class as the server's course downloads give it (`moonasm.solve.gradebook`);
+    `bare`: one student's Gradescope `results.json` alone, as an autograder writes it."""
+    from moonasm.solve.gradebook import (
+        Cell,
+        PuzzleColumn,
+        as_csv,
+        as_gradescope,
+        results_json,
+    )
 
     columns = [PuzzleColumn(p.stem, p.config.name or p.stem, p.par,
                             p.optimum.power if p.optimum else None) for p in puzzles]
@@ -235,6 +258,11 @@ def print_gradebook(form: str, course: str, students: list[str], puzzles: list[P
     table = [(s, [cells[s, p.stem] for p in puzzles]) for s in students]
     if form == "csv":
         sys.stdout.write(as_csv(columns, table))
+    elif bare:
+        from moonasm.solve.grading import explain
+
+        notes = [None if a is None else explain(a) for _, _, _, a in rows]
+        print_json(results_json(columns, table[0][1], notes))
     else:
         print_json(as_gradescope(course, columns, table))
 

@@ -98,12 +98,13 @@ def as_csv(puzzles: Sequence[PuzzleColumn],
     return out.getvalue()
 
 
-def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None]) \
-        -> dict[str, Any]:
+def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
+                 notes: Sequence[str | None] | None = None) -> dict[str, Any]:
     """One student's work as Gradescope's `results.json`: a test a puzzle, the leaderboard by
-    total power."""
+    total power. `notes`, a puzzle's each, say why an answer did not solve (`moonasm grade
+    --submission` has the answer's fault or diagnostic at hand)."""
     tests = []
-    for c, p in zip(cells, puzzles, strict=True):
+    for i, (c, p) in enumerate(zip(cells, puzzles, strict=True)):
         if c is None:
             output = "no answer"
         elif not c.reached:
@@ -114,6 +115,8 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None]) 
                      if h is not None]
             output = f"solved with power {halves_number(c.power)}" + \
                 (f"; {', '.join(known)}" if known else "")
+        if notes is not None and notes[i] and not (c is not None and c.reached):
+            output += f": {notes[i]}"
         tests.append({"name": p.title, "number": p.name, "score": score(c, p),
                       "max_score": 1, "output": output, "visibility": "visible"})
     solved = [c for c in cells if c is not None and c.reached and c.power is not None]

@@ -1,10 +1,11 @@
 """Running a learner's answer against a puzzle: reached or not, power, operations, the fault.
 
 `grade` runs a class's answer files with it and `learn` the learner's own; both compare the
-cost with the solver's optimum. An answer is a program for the puzzle: its statements (and
-`.turn` lines) run after the puzzle's own directives. An answer may repeat the puzzle's
-directives (a learner often copies the puzzle file and writes below it), but an answer that
-sets the machine up differently has changed the puzzle and is not accepted.
+cost with the solver's optimum. An answer is a program for the puzzle: its statements and
+`.turn` lines (comments and `.name` allowed) run after the puzzle's own directives. Any other
+directive makes the answer invalid, with a diagnostic at its line (spec §11.1, "one answer,
+one verdict"): `answer_problems` says so in the same words for `moonasm grade` and the
+server.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from moonasm.lang.directives import SPECS
 from moonasm.lang.parse import Parsed
 from moonasm.status import FAULT_WORDS, UNKNOWN_FAULT
 
-# What an answer may not change: the machine and the rules of the puzzle.
-SETUP_FIELDS = ("bits", "mode", "players", "power", "sets", "goal", "hackers", "disabled")
+# The directives an answer may hold: structure and its name, never the machine's setup.
+ANSWER_DIRECTIVES = frozenset({".turn", ".name"})
 
 
 @dataclass(frozen=True)
@@ -39,30 +40,21 @@ class Attempt:
         return self.status == "solved"
 
 
-def setup_of(config: Config) -> tuple[object, ...]:
-    return tuple(getattr(config, name) for name in SETUP_FIELDS)
+def answer_problems(parsed: Parsed) -> list[Diagnostic]:
+    """Each directive an answer may not hold, as a diagnostic at its line and column: the one
+    verdict `moonasm grade` and the server's answers give (the server refuses such an answer
+    with 422 and these diagnostics; `grade` marks it invalid with them)."""
+    from moonasm.lang.nodes import Directive
 
+    def why(name: str) -> str:
+        if name.lower() in SPECS:
+            return f"{name} belongs to the puzzle, whose directives set the machine up"
+        return f"{name} is no directive"
 
-def setup_difference(puzzle: Config, answer: Config) -> str:
-    """The first directive in which an answer's machine differs from the puzzle's, in words:
-    "the answer's `.set B, 3` differs from the puzzle's `.set B, 0`"."""
-    from moonasm.lang.directives import directives_of
-
-    def written(config: Config) -> dict[object, str]:
-        """Each configuration directive by what it sets (`set B`; `.disable ROL` by itself),
-        a default written out where the other side writes it."""
-        return {spec.key(value) or spec.format(value): spec.format(value)
-                for spec, value in directives_of(config) if spec.configuration}
-
-    theirs, ours = written(puzzle), written(answer)
-    for key in [*ours, *(k for k in theirs if k not in ours)]:
-        if key not in theirs:
-            return f"the answer's `{ours[key]}` is not in the puzzle"
-        if key not in ours:
-            return f"the answer leaves out the puzzle's `{theirs[key]}`"
-        if ours[key] != theirs[key]:
-            return f"the answer's `{ours[key]}` differs from the puzzle's `{theirs[key]}`"
-    return "the answer sets up the machine differently from the puzzle"
+    return [Diagnostic("semantic", f"an answer holds statements and .turn lines only: "
+                       f"{why(node.name)}", node.span)
+            for node in parsed.nodes
+            if isinstance(node, Directive) and node.name.lower() not in ANSWER_DIRECTIVES]
 
 
 def has_configuration(parsed: Parsed) -> bool:
@@ -75,20 +67,21 @@ def has_configuration(parsed: Parsed) -> bool:
 
 def attempt(puzzle: Config, answer: str) -> Attempt:
     """Run `answer` on the puzzle's machine, as `moonasm run` would run the two together.
-    The answer is parsed once: without directives of its own, it is checked with the
-    puzzle's configuration given, as a command line gives directives."""
+    The answer is parsed once; one holding a directive other than `.turn` and `.name` is
+    invalid (`answer_problems`), any other is checked with the puzzle's configuration given,
+    as a command line gives directives."""
     from moonasm.lang.check import check
     from moonasm.lang.directives import directives_of
     from moonasm.lang.parse import parse
     from moonasm.vm.script import run_script
 
-
     parsed = parse(answer)
-    if has_configuration(parsed):
-        result = check(parsed)
-    else:
-        result = check(parsed, given=[(spec, value) for spec, value in directives_of(puzzle)
-                                      if spec.configuration])
+    problems = answer_problems(parsed)
+    if problems:
+        return Attempt("invalid", message=problems[0].message, line=problems[0].line,
+                       column=problems[0].column, diagnostics=tuple(problems))
+    result = check(parsed, given=[(spec, value) for spec, value in directives_of(puzzle)
+                                  if spec.configuration])
     if result.program is None:
         first = result.errors[0] if result.errors else None
         return Attempt("invalid", message=first.message if first else "invalid program",
@@ -96,9 +89,6 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
                        column=first.column if first else None,
                        diagnostics=tuple(result.errors))
     program = result.program
-    if setup_of(program.config) != setup_of(puzzle):
-        return Attempt("invalid", message=f"{setup_difference(puzzle, program.config)} (an "
-                       "answer's directives must match the puzzle's or be left out)")
     operations = 0
 
     def count(stmt: object, cost: int, machine: object) -> None:

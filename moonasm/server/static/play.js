@@ -59,7 +59,9 @@
     if (kept !== null) area.value = kept;
   } catch (e) { /* storage refused: the editor still works */ }
   const editor = CodeMirror.fromTextArea(area, {
-    mode: "moon", lineNumbers: true, indentUnit: 4, viewportMargin: Infinity,
+    mode: "moon", lineNumbers: true, indentUnit: 4, viewportMargin: Infinity, lineWrapping: true,
+    // long lines wrap: the editor grows instead of scrolling, so no region scrolls out of
+    // the keyboard's reach (axe-core's scrollable-region-focusable at 400 px)
     extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run() },
   });
   // the editor types into a textarea of its own: it carries the page's label for the program
@@ -110,7 +112,10 @@
     clearTimeout(checkTimer);
     checkTimer = setTimeout(async () => {
       const mine = ++checked;
-      const [code, data] = await post(root.dataset.checkUrl, JSON.stringify({ source: full() }));
+      // a puzzle's answer is checked as a submit grades it: its directives (but .turn and
+      // .name) are shown in the grade's own words as one types
+      const body = prefix ? { source: full(), answer_line: offset + 1 } : { source: full() };
+      const [code, data] = await post(root.dataset.checkUrl, JSON.stringify(body));
       if (mine !== checked) return; // a newer check is on its way
       if (code === 200) showDiagnostics(data.diagnostics);
       else status.textContent = data.error || `check failed (${code})`;
@@ -251,10 +256,18 @@
         text = "Every statement ran, but A never held the goal after an operation.";
       }
       $("grade").textContent = text;
-      const img = $("histogram");
+      // the class's histogram, drawn inline (its labels readable, its text alternative read
+      // out), once this student has solved the puzzle; never a broken image before
+      const chart = $("histogram");
       if (data.reached) {
-        img.src = root.dataset.histogramUrl + "?t=" + Date.now();
-        img.hidden = false;
+        const answer = await fetch(root.dataset.histogramUrl, { credentials: "same-origin" });
+        if (answer.ok) {
+          const svg = new DOMParser().parseFromString(await answer.text(), "image/svg+xml").documentElement;
+          if (svg.nodeName === "svg") {
+            chart.replaceChildren(document.importNode(svg, true));
+            chart.hidden = false;
+          }
+        }
       }
     });
   }

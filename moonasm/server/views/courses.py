@@ -7,12 +7,15 @@ API (Bearer tokens): `GET /api/courses`, `GET /api/courses/KEY`,
 `GET /api/courses/KEY/grades?format=json|csv|gradescope` (the admin). Pages (session cookie):
 `/courses/KEY`, `/courses/KEY/NAME` (the puzzle in the playground's editor; its answers are
 sent to `POST /courses/KEY/NAME/answers` with the page's CSRF token), `/courses/KEY/grades`
-and its downloads `/courses/KEY/grades.{json,csv,gradescope.json}`.
+and its downloads `/courses/KEY/grades.{json,csv,gradescope.json}`, a student's whole course
+`/courses/KEY/students/ID` and their answers to a puzzle `/courses/KEY/students/ID/NAME` (the
+teacher's, and that student's own).
 
 Where the contract is silent: a student answers in their own course only; the best answer is
 the solved one with the least power (then the fewest operations, then the earliest); the
 histogram bins the students' best powers, one bar a power spent, and appears once at least
-`HISTOGRAM_MIN` students solved the puzzle.
+`HISTOGRAM_MIN` students solved the puzzle; a student's progress counts a puzzle "at the
+optimum" when it scores 1, and its score is the gradebook's (`gradebook.total`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +40,15 @@ from moonasm.server.config import Course
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person, Role
 from moonasm.server.site import Site, reads, site_of
-from moonasm.solve.gradebook import Cell, PuzzleColumn, as_csv, as_gradescope, as_json, total
+from moonasm.solve.gradebook import (
+    Cell,
+    PuzzleColumn,
+    as_csv,
+    as_gradescope,
+    as_json,
+    score,
+    total,
+)
 from moonasm.solve.puzzles import Lesson
 
 ANSWER_LIMIT = 64 * 1024
@@ -82,6 +94,12 @@ def prove_optima(courses: tuple[Course, ...], directory: Path,
     return optima
 
 
+def iso_utc(moment: float) -> str:
+    """A moment as ISO 8601 UTC to the second: `2026-11-26T19:10:00Z` (the API's times)."""
+    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds") \
+        .replace("+00:00", "Z")
+
+
 def goal_text(lesson: Lesson) -> str:
     return f"{lesson.goal:0{lesson.config.bits}b} ({lesson.goal})"
 
@@ -110,11 +128,18 @@ def student_in(person: Person | None, course: Course) -> Person:
     return person
 
 
-def _has_directive(source: str) -> bool:
-    from moonasm.lang.nodes import Directive
+def refused_directives(source: str) -> list[dict[str, Any]]:
+    """The directives an answer may not hold, as `moonasm grade` reports them (one function,
+    `answer_problems`: the same words, at the same lines)."""
     from moonasm.lang.parse import parse
+    from moonasm.solve.grading import answer_problems
 
-    return any(isinstance(node, Directive) for node in parse(source).nodes)
+    return [d.to_json(ANSWER_FILE) for d in answer_problems(parse(source))]
+
+
+def at_line(data: bytes, offset: int) -> int:
+    """The line of an answer's byte at `offset`."""
+    return data.count(b"\n", 0, offset) + 1
 
 
 async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
@@ -127,16 +152,16 @@ async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
         source = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ApiError(422, "the answer is not UTF-8 text", diagnostics=[Diagnostic.unplaced(
-            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}").to_json(ANSWER_FILE)]) \
-            from None
+            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}",
+            at_line(data, e.start)).to_json(ANSWER_FILE)]) from None
     if "\x00" in source:
         raise ApiError(422, "the answer holds a NUL byte: not a program", diagnostics=[
-            Diagnostic.unplaced("syntax", "a NUL byte: not a program").to_json(ANSWER_FILE)])
-    if await run_in_threadpool(_has_directive, source):
-        raise ApiError(422, "an answer holds statements only: the puzzle's directives set "
-                            "the machine up", diagnostics=[Diagnostic.unplaced(
-                                "semantic", "an answer may not hold directives").to_json(
-                                ANSWER_FILE)])
+            Diagnostic.unplaced("syntax", "a NUL byte: not a program",
+                                at_line(data, data.index(b"\x00"))).to_json(ANSWER_FILE)])
+    refused = await run_in_threadpool(refused_directives, source)
+    if refused:
+        raise ApiError(422, "an answer holds statements and .turn lines only: the puzzle's "
+                            "directives set the machine up", diagnostics=refused)
     from moonasm.solve.grading import grade_answer
 
     grade = await site.runs.call(grade_answer, lesson.config, source, ANSWER_FILE)
@@ -149,15 +174,16 @@ def _store_answer(site: Site, course: Course, lesson: Lesson, student: Person, s
     """A graded answer stored (on the writer); the answer's object with the student's best
     and the class's histogram."""
     halves = grade.pop("power_halves")
+    now = time.time()
     with site.db.write() as c:
         c.execute("INSERT INTO answers (course, puzzle, student, source, grade, reached, "
                   "power, submitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                   (course.key, lesson.slug, student.id, source, json.dumps(grade),
-                   int(grade["reached"]), halves if grade["reached"] else None, time.time()))
+                   int(grade["reached"]), halves if grade["reached"] else None, now))
     best = progress(site, course, student.id).get(lesson.slug)
     best_power = best.power if best is not None and best.reached else None
     fault = grade.pop("fault")
-    return {**grade, "faults": [fault] if fault else [],
+    return {**grade, "faults": [fault] if fault else [], "at": iso_utc(now),
             "par": halves_number(lesson.par),
             "optimum": halves_number(site.optima.get(lesson.source)),
             "best": halves_number(best_power),
@@ -223,16 +249,39 @@ async def post_answer_page(request: Request) -> Response:
 
 # -- the gradebook ------------------------------------------------------------------------------
 
+def columns_of(site: Site, course: Course) -> list[PuzzleColumn]:
+    return [PuzzleColumn(p.slug, p.title, p.par, site.optima.get(p.source))
+            for p in course.lessons]
+
+
+def students_of(site: Site, course: Course) -> list[tuple[int, str]]:
+    """The course's students (id, name), by name; a revoked student's answers stay, under
+    their name (spec §10.1)."""
+    return [(s["id"], s["name"]) for s in site.db.all(
+        "SELECT id, name FROM people WHERE role='student' AND course=? ORDER BY name, id",
+        (course.key,))]
+
+
 def gradebook(site: Site, course: Course) -> tuple[list[PuzzleColumn],
                                                    list[tuple[str, list[Cell | None]]]]:
-    columns = [PuzzleColumn(p.slug, p.title, p.par, site.optima.get(p.source))
-               for p in course.lessons]
+    columns = columns_of(site, course)
     found = cells(site, course)
-    # a revoked student's answers stay, under their name (spec §10.1)
-    students = site.db.all("SELECT id, name FROM people WHERE role='student' AND course=? "
-                           "ORDER BY name, id", (course.key,))
-    return columns, [(s["name"], [found.get((s["id"], p.slug)) for p in course.lessons])
-                     for s in students]
+    return columns, [(name, [found.get((ident, p.slug)) for p in course.lessons])
+                     for ident, name in students_of(site, course)]
+
+
+def standing(columns: list[PuzzleColumn], mine: list[Cell | None]) -> dict[str, Any]:
+    """A student's progress over a course: puzzles solved, solved at the optimum (a puzzle's
+    score is 1), and the score the gradebook and its downloads give (`gradebook.total`)."""
+    solved = [(c, p) for c, p in zip(mine, columns, strict=True) if c is not None and c.reached]
+    return {"solved": len(solved), "optimal": sum(1 for c, p in solved if score(c, p) == 1.0),
+            "score": total(mine, columns), "puzzles": len(columns)}
+
+
+def progress_line(s: dict[str, Any]) -> str:
+    """"7 of 27 solved, 5 at the optimum, score 6.4"."""
+    return (f"{s['solved']} of {s['puzzles']} solved, {s['optimal']} at the optimum, "
+            f"score {s['score']:g}")
 
 
 DOWNLOADS = {"json": ("application/json", "json"), "csv": ("text/csv; charset=utf-8", "csv"),
@@ -292,12 +341,16 @@ def course_page(site: Site, request: Request) -> Response:
     """A course's puzzles, with a student's progress."""
     course = course_of(site, request.path_params["key"])
     me = guard.visitor(request, site.db)
-    mine = progress(site, course, me.id) if me is not None and me.course == course.key else {}
+    student = me is not None and me.role == Role.STUDENT and me.course == course.key
+    mine = progress(site, course, me.id) if me is not None and student else {}
+    columns = columns_of(site, course)
     rows = [{"lesson": p, "goal": goal_text(p), "par": halves_number(p.par),
-             "best": mine.get(p.slug)} for p in course.lessons]
-    return site.page(request, "course.html", course=course, rows=rows,
-                     student=me is not None and me.course == course.key,
-                     halves_number=halves_number)
+             "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), column) == 1.0}
+            for p, column in zip(course.lessons, columns, strict=True)]
+    line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons])) \
+        if student else None
+    return site.page(request, "course.html", course=course, rows=rows, student=student,
+                     progress=line, halves_number=halves_number)
 
 
 @reads
@@ -335,49 +388,199 @@ def grades_page(site: Site, request: Request) -> Response:
     """The teacher's gradebook and each puzzle's histogram."""
     teacher(request, site)
     course = course_of(site, request.path_params["key"])
-    columns, rows = gradebook(site, course)
-    charts = {p.slug: draw_histogram(histogram(site, course, p, None, shown_at=1))
+    columns = columns_of(site, course)
+    found = cells(site, course)
+    people = students_of(site, course)
+    rows = [(ident, name, [found.get((ident, p.slug)) for p in course.lessons])
+            for ident, name in people]
+    charts = {p.slug: draw_histogram(histogram(site, course, p, None, shown_at=1),
+                                     f"{p.slug} · {p.title}")
               for p in course.lessons}
-    totals = [total(cells, columns) for _, cells in rows]
+    totals = [total(mine, columns) for _, _, mine in rows]
     return site.page(request, "grades.html", course=course, columns=columns, rows=rows,
                      totals=totals, charts=charts, halves_number=halves_number)
 
 
-def draw_histogram(h: dict[str, Any]) -> str:
-    """An inline SVG bar chart of the class's best powers: one bar a power, the optimum's and
-    the reader's own bar marked; a sentence instead while fewer than HISTOGRAM_MIN solved."""
-    width, height, pad = 320, 140, 24
+# -- a student's course and their answers (the teacher's, and the student's own) ----------------
+
+def student_row(site: Site, course: Course, ident: int) -> tuple[int, str]:
+    row = site.db.one("SELECT id, name FROM people WHERE id=? AND role='student' AND course=?",
+                      (ident, course.key))
+    if row is None:
+        raise ApiError(404, f"no student {ident} in course '{course.key}'")
+    return row["id"], row["name"]
+
+
+def may_see(request: Request, site: Site, ident: int) -> Person:
+    """The teacher (admin) sees every student's work; a student their own."""
+    me = guard.visitor(request, site.db)
+    if me is None:
+        raise ApiError(401, "sign in to see a student's answers")
+    if me.role != Role.ADMIN and me.id != ident:
+        raise ApiError(403, "a student's answers are theirs and the teacher's only")
+    return me
+
+
+def verdict(grade: dict[str, Any]) -> str:
+    """A stored answer's grade in words."""
+    status = grade.get("status")
+    if status == "solved":
+        ops = grade.get("operations")
+        return f"solved with power {grade['power']} in {ops} operation{'s' * (ops != 1)}"
+    if status == "fault" and grade.get("fault"):
+        f = grade["fault"]
+        return f"{f['kind']} fault at line {f['line']}: {f['message']}"
+    if status == "invalid":
+        said = [(f"line {d['line']}: " if d.get("line") else "") + d["message"]
+                for d in grade.get("diagnostics", [])]
+        return "not a valid answer: " + "; ".join(said)
+    return "every statement ran, but A never held the goal after an operation"
+
+
+def answers_of(site: Site, course: Course, ident: int, puzzle: str) -> list[dict[str, Any]]:
+    """A student's answers to a puzzle, newest first: source, time, verdict."""
+    rows = site.db.all("SELECT source, grade, submitted FROM answers WHERE course=? AND "
+                       "puzzle=? AND student=? ORDER BY id DESC", (course.key, puzzle, ident))
+    out = []
+    for r in rows:
+        grade = json.loads(r["grade"])
+        out.append({"at": iso_utc(r["submitted"]), "source": r["source"],
+                    "reached": bool(grade.get("reached")), "verdict": verdict(grade),
+                    "when": time_text(r["submitted"])})
+    return out
+
+
+def time_text(moment: float) -> str:
+    """A time as a page shows it before its script makes it local and relative."""
+    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+@reads
+def student_page(site: Site, request: Request) -> Response:
+    """A student's whole course: each puzzle's best, attempts and last answer."""
+    course = course_of(site, request.path_params["key"])
+    ident = request.path_params["student"]
+    may_see(request, site, ident)
+    ident, name = student_row(site, course, ident)
+    columns = columns_of(site, course)
+    mine = progress(site, course, ident)
+    last = {r["puzzle"]: r["at"] for r in site.db.all(
+        "SELECT puzzle, MAX(submitted) AS at FROM answers WHERE course=? AND student=? "
+        "GROUP BY puzzle", (course.key, ident))}
+    rows = [{"lesson": p, "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), c) == 1.0,
+             "par": halves_number(p.par), "last": last.get(p.slug)}
+            for p, c in zip(course.lessons, columns, strict=True)]
+    line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons]))
+    return site.page(request, "student.html", course=course, student_id=ident,
+                     student_name=name, rows=rows, progress=line, iso_utc=iso_utc,
+                     time_text=time_text, halves_number=halves_number)
+
+
+@reads
+def student_answers_page(site: Site, request: Request) -> Response:
+    """A student's answers to one puzzle, newest first: source, time, verdict."""
+    course = course_of(site, request.path_params["key"])
+    ident = request.path_params["student"]
+    may_see(request, site, ident)
+    ident, name = student_row(site, course, ident)
+    lesson = lesson_of(course, request.path_params["name"])
+    return site.page(request, "answers.html", course=course, student_id=ident,
+                     student_name=name, lesson=lesson, goal=goal_text(lesson),
+                     par=halves_number(lesson.par),
+                     answers=answers_of(site, course, ident, lesson.slug))
+
+
+def students_text(n: int) -> str:
+    return f"{n} student{'s' * (n != 1)}"
+
+
+def text_width(text: str) -> float:
+    """A generous width of `text` at the charts' 13 px (a digit of system-ui is ~7.3 px):
+    labels are placed, or left out, so that even this much never meets another."""
+    return 8.2 * len(text)
+
+
+def draw_histogram(h: dict[str, Any], what: str = "") -> str:
+    """An inline SVG bar chart of the class's best powers: one bar a power, its count above
+    it, the power below it, the axes titled ("power spent", "students"), the optimum's and
+    the reader's own bar coloured and named in a key above the plot — no label on a bar or on
+    another label (a label that would not fit beside its neighbour is left out: the bar's
+    tooltip and the chart's text alternative still give it); text of 13 px, drawn at least
+    as wide as its viewBox. A sentence instead while fewer than HISTOGRAM_MIN solved."""
+    from markupsafe import escape
+
+    width = 360
+    font = 'font-family="system-ui, sans-serif" font-size="13"'
+    about = f"{what}: " if what else ""
     if not h["bins"]:
         said = ("nobody solved it yet" if not h["solvers"] else
                 f'{h["solvers"]} solved: the class\'s histogram appears at {HISTOGRAM_MIN}')
         return (f'<svg xmlns="http://www.w3.org/2000/svg" class="histogram" viewBox="0 0 '
-                f'{width} 40" role="img"><text x="4" y="24" font-size="12" fill="#667085">'
-                f'{said}</text></svg>')
+                f'{width} 32" role="img" aria-label="{escape(about + said)}" {font}>'
+                f'<text x="4" y="20" fill="#475467">{said}</text></svg>')
     bins = h["bins"]
+    optimum, yours = h["optimum"], h["yours"]
+    left, right, top, bottom, height = 36, 8, 44, 44, 210
+    plot_w, plot_h = width - left - right, height - top - bottom
     most = max(b["students"] for b in bins)
-    bar = (width - 2 * pad) / len(bins)
+    slot = plot_w / len(bins)
+    bar = max(2.0, slot - max(2.0, slot * 0.15))
+    described = ", ".join(f'{students_text(b["students"])} at power {b["power"]}'
+                          for b in bins)
+    keyed = [(f"optimum {optimum}", "#12b76a")] if optimum is not None else []
+    keyed += [(f"yours {yours}", "#1570ef")] if yours is not None else []
+    label = (f"{about}power spent by the {students_text(h['solvers'])} who solved it: "
+             f"{described}" + "".join(f"; {text}" for text, _ in keyed[:1])
+             + "".join(f", {text}" for text, _ in keyed[1:]))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="histogram" viewBox="0 0 '
-             f'{width} {height}" role="img"><title>power spent by the students who solved '
-             f'it</title>']
+             f'{width} {height}" role="img" aria-label="{escape(label)}" {font}>']
+
+    def fill(power: object) -> str:
+        if power == yours:
+            return "#1570ef"
+        return "#12b76a" if power == optimum else "#98a2b3"
+
+    def ring(power: object) -> str:  # the reader's own bar at the optimum: ringed in green
+        return ' stroke="#12b76a" stroke-width="3"' if power == yours == optimum else ""
+
+    # the key: a swatch and its words a mark, in a row above the plot
+    x: float = left
+    for text, colour in keyed:
+        if text.startswith("yours") and yours == optimum:
+            text = f"yours {yours}: the optimum"
+        parts.append(f'<rect class="key" x="{x:.1f}" y="6" width="12" height="12" '
+                     f'fill="{colour}"/>')
+        parts.append(f'<text x="{x + 17:.1f}" y="16" fill="#344054">{text}</text>')
+        x += 17 + text_width(text) + 14
+    # which bars get their labels: every `step`-th, wide enough apart
+    widest = max(max(text_width(str(b["power"])), text_width(str(b["students"])))
+                 for b in bins)
+    step = max(1, int(-(-(widest + 6) // slot)))
     for i, b in enumerate(bins):
-        tall = (height - 2 * pad) * b["students"] / most
-        x, y = pad + i * bar, height - pad - tall
-        fill = "#2e90fa" if b["power"] == h["yours"] else "#98a2b3"
-        if b["power"] == h["optimum"]:
-            parts.append(f'<rect x="{x:.1f}" y="{pad / 2:.1f}" width="{bar - 4:.1f}" '
-                         f'height="{height - 1.5 * pad:.1f}" fill="#ecfdf3"/>')
-        parts.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 4:.1f}" '
-                     f'height="{tall:.1f}" fill="{fill}"><title>power {b["power"]}: '
-                     f'{b["students"]} students</title></rect>')
-        parts.append(f'<text x="{x + (bar - 4) / 2:.1f}" y="{height - pad + 14}" '
-                     f'font-size="11" text-anchor="middle">{b["power"]}</text>')
-        parts.append(f'<text x="{x + (bar - 4) / 2:.1f}" y="{y - 3:.1f}" font-size="10" '
-                     f'text-anchor="middle" fill="#475467">{b["students"]}</text>')
-    parts.append(f'<text x="{pad}" y="{pad / 2 + 2}" font-size="10" fill="#067647">optimum '
-                 f'{h["optimum"]}</text>')
-    if h["yours"] is not None:
-        parts.append(f'<text x="{width - pad}" y="{pad / 2 + 2}" font-size="10" '
-                     f'text-anchor="end" fill="#1570ef">yours {h["yours"]}</text>')
+        tall = max(1.0, plot_h * b["students"] / most)
+        bx = left + i * slot + (slot - bar) / 2
+        by = top + plot_h - tall
+        middle = bx + bar / 2
+        parts.append(f'<rect class="bar" x="{bx:.1f}" y="{by:.1f}" width="{bar:.1f}" '
+                     f'height="{tall:.1f}" fill="{fill(b["power"])}"{ring(b["power"])}>'
+                     f'<title>power {b["power"]}: {students_text(b["students"])}</title></rect>')
+        if step == 1:  # each count above its bar, within the bar's own slot
+            parts.append(f'<text x="{middle:.1f}" y="{by - 5:.1f}" text-anchor="middle" '
+                         f'fill="#475467">{b["students"]}</text>')
+        if i % step == 0:
+            parts.append(f'<text x="{middle:.1f}" y="{top + plot_h + 16}" '
+                         f'text-anchor="middle" fill="#344054">{b["power"]}</text>')
+    if step > 1:  # too many bars for a count above each: the students axis's scale
+        for count, y in ((most, top + 5), (0, top + plot_h)):
+            parts.append(f'<text x="{left - 4}" y="{y:.1f}" text-anchor="end" '
+                         f'fill="#475467">{count}</text>')
+    axis_y = top + plot_h + 0.5
+    parts.append(f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" '
+                 f'stroke="#98a2b3"/>')
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 6}" text-anchor="middle" '
+                 f'fill="#344054">power spent</text>')
+    parts.append(f'<text x="0" y="0" transform="translate(16 {top + plot_h / 2:.1f}) '
+                 f'rotate(-90)" text-anchor="middle" fill="#344054">students</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -404,6 +607,10 @@ ROUTES = [
     Route("/courses/{key}/grades", grades_page, methods=["GET"], name="grades"),
     Route("/courses/{key}/grades.{form}", get_grades_download, methods=["GET"],
           name="grades_download"),
+    Route("/courses/{key}/students/{student:id}", student_page, methods=["GET"],
+          name="student"),
+    Route("/courses/{key}/students/{student:id}/{name}", student_answers_page,
+          methods=["GET"], name="student_answers"),
     Route("/courses/{key}/{name}", puzzle_page, methods=["GET"], name="puzzle"),
     Route("/courses/{key}/{name}/answers", post_answer_page, methods=["POST"], name="answers"),
     Route("/courses/{key}/{name}/histogram.svg", histogram_svg, methods=["GET"], name="histogram"),
