@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import bot_source
+from browser import axe, chromium, errors, screenshot
+from server_helpers import BOTS, Server, add, bot_source, halt, init, submit, wait_for
 
 pytest.importorskip("starlette")
 
@@ -200,3 +203,221 @@ def test_bots_disabled_and_enabled_from_the_api_and_the_page(inprocess: Any) -> 
     api.post("/api/admin/people/carol/revoke")
     assert api.post(f"/api/admin/bots/{second}/enable").json() == {
         "error": f"the author of bot {second}, carol, is revoked: rotate their token first"}
+
+
+# -- in a browser, on a real `moonasm serve` ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    directory = tmp_path_factory.mktemp("admin") / "contest"
+    admin = init(directory, games=6, min_games=2)
+    tokens = {name: add(directory, name) for name in ("ada", "bo", "cy")}
+    server = Server(directory, jobs=1).start()
+    try:
+        bots = {}
+        for name, source in (("ada", (BOTS / "builder.masm").read_bytes()),
+                             ("bo", (BOTS / "counter.masm").read_bytes()),
+                             ("cy", bot_source("gamma", "hoarder"))):
+            made = submit(server, tokens[name], source)
+            assert made.status_code == 201, made.text
+            bots[name] = made.json()["bot"]
+        with server.client() as c:
+            wait_for(lambda: len(c.get("/api/games?hill=main").json()["games"]) >= 4,
+                     timeout=60)
+        yield {"server": server, "admin": admin, "bots": bots, **tokens}
+    finally:
+        server.stop()
+
+
+def _standing(server: Server, bot: int) -> dict[str, Any] | None:
+    with server.client() as c:
+        rows = c.get("/api/hills/main/standings").json()["standings"]
+    return next((r for r in rows if r["bot"] == bot), None)
+
+
+def _click(driver: Any, css: str) -> None:
+    """Click what `css` finds (or, for `//…`, the XPath), then wait for the page."""
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(By.XPATH if css.startswith("//") else By.CSS_SELECTOR, css).click()
+    wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
+
+
+def _done(driver: Any) -> str:
+    from selenium.webdriver.common.by import By
+
+    return str(driver.find_element(By.ID, "done").text)
+
+
+def test_the_organiser_runs_the_contest_from_the_admin_page(served: dict[str, Any]) -> None:
+    """Signed in from /admin's own sign-in form (it returns to /admin): a bot disabled and
+    enabled again (the ladder counts its earlier games), a hill frozen and unfrozen, a
+    final started and its report opened, a person added with their token shown once."""
+    from selenium.webdriver.common.by import By
+
+    server, ada = served["server"], served["bots"]["ada"]
+    with chromium(1280, 1400) as driver:
+        driver.get(server.url + "/admin")
+        driver.find_element(By.NAME, "token").send_keys(served["admin"])
+        _click(driver, "main form button[type=submit]")
+        assert driver.current_url == server.url + "/admin"
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Admin"
+        assert [e["message"].split(" - ")[1] for e in errors(driver)] == [  # the sign-in's
+            "Failed to load resource: the server responded with a status of 401 (Unauthorized)"]
+        games = wait_for(lambda: (s := _standing(server, ada)) and s["games"])
+        _click(driver, f'button[aria-label="disable builder v1 (bot {ada})"]')
+        assert _done(driver) == f"bot {ada} is off the ladder"
+        assert _standing(server, ada) is None
+        _click(driver, ".admin-hill details summary")
+        _click(driver, f'button[aria-label="enable builder v1 (bot {ada})"]')
+        assert _done(driver) == f"bot {ada} is back on the ladder"
+        # back in the standings, its games before it left counted again
+        assert wait_for(lambda: (s := _standing(server, ada)) and s["games"] >= games)
+        _click(driver, "form.admin-form button[type=submit]")  # the hill's first: freeze
+        assert _done(driver) == "hill 'main' is frozen"
+        assert submit(server, served["bo"], bot_source("late")).status_code == 403
+        _click(driver, "form.admin-form button[type=submit]")
+        assert _done(driver) == "hill 'main' is unfrozen"
+        games_box = driver.find_element(By.CSS_SELECTOR, "input[name=games]")
+        games_box.clear()
+        games_box.send_keys("1")
+        _click(driver, "//button[text()='start the final']")
+        assert _done(driver) == "the final of hill 'main' is being played (1 games a group)"
+
+        def reported() -> bool:
+            driver.get(server.url + "/admin")
+            return bool(driver.find_elements(By.LINK_TEXT, "public report"))
+
+        wait_for(reported, timeout=120, every=1)
+        _click(driver, "a[href='/hills/main/final']")
+        # the report inside the site: its header, its navigation (the admin's link too)
+        assert driver.find_element(By.CSS_SELECTOR, "header .brand").text == "MOON contest"
+        assert driver.find_element(By.CSS_SELECTOR, "nav a[href='/admin']").text == "admin"
+        assert driver.find_element(By.TAG_NAME, "h1").text == "Final of Main hill"
+        assert len(driver.find_elements(By.CSS_SELECTOR, "#standings tbody tr")) == 3
+        driver.get(server.url + "/admin")
+        driver.find_element(By.CSS_SELECTOR, "input[type=text][name=name]").send_keys("<b>eve</b>")
+        _click(driver, "//button[text()='add']")
+        assert _done(driver) == "added <b>eve</b> (author)"
+        token = driver.find_element(By.CSS_SELECTOR, "#new-token code").text
+        assert token.startswith("author_")
+        assert driver.find_elements(By.CSS_SELECTOR, "main b") == []  # escaped, not markup
+        with server.client(token) as c:
+            assert c.get("/api/admin/people").status_code == 403  # a token someone holds
+        assert errors(driver) == []
+        screenshot(driver, "admin-after-actions")
+
+
+def _box(driver: Any, css: str) -> dict[str, Any]:
+    found: dict[str, Any] = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); const s = getComputedStyle(e);"
+        "const r = e.getBoundingClientRect();"
+        "return {width: r.width, left: r.left, font: s.fontSize, margin: s.margin,"
+        " inner: window.innerWidth, scroll: document.documentElement.scrollWidth};", css)
+    return found
+
+
+def test_the_game_page_keeps_the_sites_layout(served: dict[str, Any]) -> None:
+    """The viewer's styles are scoped to the viewer: the site's header spans the page and
+    the headings keep the site's size, as on any other page."""
+    server = served["server"]
+    with server.client() as c:
+        game = c.get("/api/games?hill=main").json()["games"][0]["game"]
+    with chromium(1280, 900) as driver:
+        driver.get(server.url + "/")
+        site_h1 = _box(driver, "main h1")["font"]
+        driver.get(server.url + f"/games/{game}")
+        wait_for(lambda: driver.execute_script(
+            "return document.getElementById('position').textContent").startswith("frame 1"))
+        header = _box(driver, "body > header")
+        assert (header["left"], header["width"]) == (0, header["inner"])
+        assert _box(driver, "body")["margin"] == "0px"
+        assert _box(driver, "main h1")["font"] == site_h1
+        assert errors(driver) == []
+
+
+def test_the_final_report_reads_at_400_px(served: dict[str, Any]) -> None:
+    """No sideways scroll of the page: the wide standings scroll inside a region a keyboard
+    can reach, with a visible hint; nothing grave for axe-core."""
+    from selenium.webdriver.common.by import By
+
+    server = served["server"]
+    wait_for(lambda: server.client().get("/hills/main/final").status_code == 200, timeout=120)
+    with chromium(400, 900) as driver:
+        driver.get(server.url + "/hills/main/final")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#standings tbody tr"))
+        assert driver.execute_script(
+            "return document.documentElement.scrollWidth - window.innerWidth") <= 0
+        region = driver.find_element(By.CSS_SELECTOR, ".report .scroll")
+        assert region.get_attribute("tabindex") == "0"
+        assert driver.execute_script("return arguments[0].scrollWidth > "
+                                     "arguments[0].clientWidth", region)
+        hint = driver.find_element(By.CSS_SELECTOR, ".report .scroll + .scroll-hint")
+        assert hint.is_displayed() and "scrolls sideways" in hint.text
+        assert axe(driver) == []
+        assert errors(driver) == []
+        screenshot(driver, "final-400")
+
+
+def test_every_button_is_styled_one_way(served: dict[str, Any]) -> None:
+    """The header's sign-out, a form's submit, the playground's, the viewer's and the admin's
+    buttons: one shape (border, corners, padding, type size); a main action filled."""
+    from selenium.webdriver.common.by import By
+
+    server = served["server"]
+    with server.client() as c:
+        game = c.get("/api/games?hill=main").json()["games"][0]["game"]
+    seen: dict[tuple[str, ...], list[str]] = {}
+    colours = set()
+    with chromium(1280, 900) as driver:
+        driver.get(server.url + "/signin?next=/admin")
+        driver.find_element(By.NAME, "token").send_keys(served["admin"])
+        _click(driver, "main form button[type=submit]")
+        for path in ("/admin", "/play", f"/games/{game}", "/submit"):
+            driver.get(server.url + path)
+            for button in driver.find_elements(By.TAG_NAME, "button"):
+                if not button.is_displayed():
+                    continue
+                style = driver.execute_script(
+                    "const s = getComputedStyle(arguments[0]); return [s.borderTopWidth,"
+                    " s.borderTopStyle, s.borderTopLeftRadius, s.paddingTop, s.paddingLeft,"
+                    " s.fontSize, s.fontFamily, s.backgroundColor];", button)
+                seen.setdefault(tuple(style[:-1]), []).append(f"{path}: {button.text}")
+                colours.add(style[-1])
+    assert len(seen) == 1, seen
+    assert colours == {"rgb(255, 255, 255)", "rgb(47, 91, 211)"}
+
+
+def test_the_stand_alone_report_keeps_its_own_style(tmp_path: Path) -> None:
+    """`moonasm tournament --report` uses the same viewer: its page is still laid out and its
+    tables styled after the viewer's rules were scoped."""
+    from moonasm.contest import contest, execute, schedule
+    from moonasm.contest.entrants import load
+    from moonasm.contest.report import write_report
+    from moonasm.game.options import GameOptions
+
+    entrants, _ = load([str(BOTS / "builder.masm"), str(BOTS / "counter.masm")], 4)
+    setup = contest.Setup(GameOptions(mode="versus"), tuple(entrants), (), 7, 2)
+    played = contest.play(setup, schedule.tournament([e.key for e in entrants], 2, 2, 7),
+                          execute.Where(1))
+    write_report(tmp_path / "report.html", setup, contest.standings_of(setup, played.records),
+                 played.records)
+    with chromium(1280, 900) as driver:
+        driver.get((tmp_path / "report.html").as_uri())
+        style = driver.execute_script(
+            "const b = getComputedStyle(document.body);"
+            "const th = getComputedStyle(document.querySelector('#standings th'));"
+            "const v = getComputedStyle(document.getElementById('viewer'));"
+            "return [b.maxWidth, th.backgroundColor, v.borderTopLeftRadius, "
+            "document.querySelectorAll('#standings tbody tr').length];")
+        assert style == ["1152px", "rgb(238, 240, 246)", "8px", 2]
+        assert errors(driver) == []
+
+
+def test_sigterm_stops_the_server_with_a_word_and_no_warning(served: dict[str, Any]) -> None:
+    """Last: after the ladder, a final and the admin's actions, SIGTERM stops the server
+    cleanly: exit 0, `stopped` last, nothing on standard error (no "leaked semaphore
+    objects")."""
+    status, out, err = halt(served["server"])
+    assert "semaphore" not in err
+    assert (status, out.splitlines()[-1:], err) == (0, ["stopped"], "")

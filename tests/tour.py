@@ -61,6 +61,7 @@ class Contest:
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
             Stop("grades", "/courses/lessons/grades", "admin", "grades"),
+            Stop("admin", "/admin", "admin", "admin"),
         ]
 
 
