@@ -83,6 +83,21 @@ def test_the_admin_page_is_the_admins_only(inprocess: Any) -> None:
         assert inprocess.client(inprocess.tokens["alice"]).get(path).status_code == 403
 
 
+def test_sign_in_returns_to_the_page_that_asked_with_its_query(inprocess: Any) -> None:
+    """The full final asked for by a visitor: the page's sign-in link carries the whole
+    address (`?full=1` too), and signing in lands there."""
+    c = inprocess.client()
+    asked = c.get("/hills/main/final?full=1")
+    assert asked.status_code == 401
+    assert 'href="/signin?next=/hills/main/final%3Ffull%3D1"' in asked.text
+    form = c.get("/signin?next=/hills/main/final%3Ffull%3D1").text
+    assert 'name="next" value="/hills/main/final?full=1"' in form
+    signed = c.post("/signin", data={"token": inprocess.admin, "csrf": _csrf(form),
+                                     "next": "/hills/main/final?full=1"},
+                    follow_redirects=False)
+    assert (signed.status_code, signed.headers["location"]) == (303, "/hills/main/final?full=1")
+
+
 def test_people_through_the_api(inprocess: Any) -> None:
     api = inprocess.client(inprocess.admin)
     made = api.post("/api/admin/people", json={"name": "zoe", "role": "author"})
