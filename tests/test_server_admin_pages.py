@@ -16,6 +16,8 @@ from browser import axe, chromium, errors, screenshot
 from server_helpers import BOTS, Server, add, bot_source, halt, init, submit, wait_for
 
 pytest.importorskip("starlette")
+# the browser tests tell one story on one server, in order (SIGTERM last)
+pytestmark = pytest.mark.xdist_group("server_admin")
 
 
 def _csrf(page: str) -> str:
@@ -90,6 +92,8 @@ def test_sign_in_returns_to_the_page_that_asked_with_its_query(inprocess: Any) -
     asked = c.get("/hills/main/final?full=1")
     assert asked.status_code == 401
     assert 'href="/signin?next=/hills/main/final%3Ffull%3D1"' in asked.text
+    assert '<a href="/signin?next=/hills/main/final%3Ffull%3D1">Sign in</a> and you come back ' \
+        'here.' in asked.text  # the 401 page's own link, not only the header's
     form = c.get("/signin?next=/hills/main/final%3Ffull%3D1").text
     assert 'name="next" value="/hills/main/final?full=1"' in form
     signed = c.post("/signin", data={"token": inprocess.admin, "csrf": _csrf(form),
@@ -251,10 +255,23 @@ def _standing(server: Server, bot: int) -> dict[str, Any] | None:
 
 
 def _click(driver: Any, css: str) -> None:
-    """Click what `css` finds (or, for `//…`, the XPath), then wait for the page."""
+    """Click what `css` finds (or, for `//…`, the XPath), then wait for the page it opens
+    (a `summary` opens no page)."""
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
+    page = driver.find_element(By.TAG_NAME, "html")
     driver.find_element(By.XPATH if css.startswith("//") else By.CSS_SELECTOR, css).click()
+
+    def gone() -> bool:  # the page a form answers has replaced the one clicked
+        try:
+            page.tag_name  # noqa: B018
+        except StaleElementReferenceException:
+            return True
+        return False
+
+    if not css.endswith("summary"):
+        wait_for(gone)
     wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
 
 
@@ -357,7 +374,11 @@ def test_the_final_report_reads_at_400_px(served: dict[str, Any]) -> None:
     from selenium.webdriver.common.by import By
 
     server = served["server"]
-    wait_for(lambda: server.client().get("/hills/main/final").status_code == 200, timeout=120)
+    with server.client(served["admin"]) as c:
+        if "no final has been played" in c.get("/hills/main/final").text:  # run alone
+            assert c.post("/api/admin/final", json={"hill": "main", "games": 1}) \
+                .status_code == 202
+        wait_for(lambda: c.get("/hills/main/final").status_code == 200, timeout=120)
     with chromium(400, 900) as driver:
         driver.get(server.url + "/hills/main/final")
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#standings tbody tr"))
