@@ -314,7 +314,7 @@ def test_the_organiser_runs_the_contest_from_the_admin_page(served: dict[str, An
         games_box.clear()
         games_box.send_keys("1")
         _click(driver, "//button[text()='start the final']")
-        assert _done(driver) == "the final of hill 'main' is being played (1 games a group)"
+        assert _done(driver) == "the final of hill 'main' is being played (1 game a group)"
 
         def reported() -> bool:
             driver.get(server.url + "/admin")

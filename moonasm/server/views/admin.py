@@ -319,7 +319,8 @@ def _act(site: Site, request: Request, fields: dict[str, Any]) -> Response:
             key = site.hill(str(fields["hill"])).key
             games = guard.whole(str(fields["games"] or ""))
             start_final(site, key, games, request.app.url_path_for)
-            done = f"the final of hill '{key}' is being played ({games} games a group)"
+            done = (f"the final of hill '{key}' is being played ({games} "
+                    f"game{'s' * (games != 1)} a group)")
         elif action in ("disable", "enable"):
             bot = guard.whole(str(fields["bot"] or ""))
             if bot is None:
