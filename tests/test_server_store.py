@@ -114,14 +114,16 @@ def test_serve_prints_the_pages_to_open_and_stops_without_a_warning(tmp_path: Pa
     played(directory, tokens, server)
     with server.client() as c:
         assert c.post("/api/run", json={"source": "MOV A, 1"}).status_code == 200
-        pages = ["/", "/play", "/courses/lessons", "/submit"]
-        assert [c.get(page).status_code for page in pages] == [200] * 4
+        pages = ["/", "/play", "/courses/lessons", "/submit", "/admin"]
+        # /admin asks a visitor to sign in (401, the sign-in form)
+        assert [c.get(page).status_code for page in pages] == [200] * 4 + [401]
     status, out, err = halt(server)
     url = server.url
     assert (status, err) == (0, "")
     assert out.splitlines() == [f"  standings       {url}/", f"  playground      {url}/play",
                                 f"  course lessons  {url}/courses/lessons",
-                                f"  submit a bot    {url}/submit", "stopped"]
+                                f"  submit a bot    {url}/submit",
+                                f"  admin           {url}/admin", "stopped"]
 
 
 def test_without_the_extra_the_message_says_how_to_install_it(

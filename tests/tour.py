@@ -67,6 +67,7 @@ class Contest:
                  "admin", "student-answers"),
             Stop("student", f"/courses/lessons/students/{ids['student']}", "ana",
                  "student-own"),
+            Stop("admin", "/admin", "admin", "admin"),
         ]
 
 

@@ -18,7 +18,7 @@ DIR. SIGTERM or Ctrl-C stops the server cleanly (the store checkpointed and clos
 DIR, contest.toml or store, or DIR served by another process, included).
 
 Serving prints `listening on http://HOST:PORT` once it accepts connections, then the pages to
-open: the standings, the playground, each course and the submission form.
+open: the standings, the playground, each course, the submission form and the admin's page.
 """
 
 from __future__ import annotations
@@ -193,7 +193,7 @@ def _pages(url: str, contest: Contest) -> list[str]:
     """The pages an organiser opens, one a line, printed after `listening on`."""
     pages = [("standings", "/"), ("playground", "/play"),
              *((f"course {c.key}", f"/courses/{c.key}") for c in contest.courses),
-             ("submit a bot", "/submit")]
+             ("submit a bot", "/submit"), ("admin", "/admin")]
     width = max(len(what) for what, _ in pages)
     return [f"  {what:<{width}}  {url}{path}" for what, path in pages]
 

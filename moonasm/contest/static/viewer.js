@@ -359,6 +359,19 @@ function startViewer() {
   if (!fromHash()) load(0);
 }
 
-if ($("standings")) renderReport();
+// A wide table scrolls inside its region; its hint shows only while it does overflow.
+function hintScrolling() {
+  for (const box of document.querySelectorAll(".report .scroll")) {
+    const hint = box.nextElementSibling;
+    if (hint && hint.classList.contains("scroll-hint"))
+      hint.hidden = box.scrollWidth <= box.clientWidth + 1;
+  }
+}
+
+if ($("standings")) {
+  renderReport();
+  hintScrolling();
+  window.addEventListener("resize", hintScrolling);
+}
 if ($("viewer")) startViewer();
 })();

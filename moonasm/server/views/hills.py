@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.server import finals, guard
@@ -89,11 +89,15 @@ def hill_page(site: Site, request: Request) -> Response:
 
 @reads
 def final_page(site: Site, request: Request) -> Response:
-    """The final's report: the public form to anyone, the full one with `full=1` to the
-    admin only. The admin is signed in, or sends a Bearer token (an organiser's script
-    downloads it), as spec §10.1 has it. Either way its viewer's script and style are loaded
-    as files (no inline script under the site's policy), with the site's icon (else a
-    browser asks for /favicon.ico)."""
+    """The final's report inside the site's layout: the public form to anyone, the full one
+    with `full=1` to the admin only. The admin is signed in, or sends a Bearer token (an
+    organiser's script downloads it), as spec §10.1 has it. The report's content is taken
+    from its file without its inline script and style: the site loads the viewer's script
+    and style as files (no inline script under the site's policy)."""
+    import re
+
+    from markupsafe import Markup
+
     from moonasm.contest.report import static_text
 
     hill = site.hill(request.path_params["key"])
@@ -118,14 +122,14 @@ def final_page(site: Site, request: Request) -> Response:
         return site.page(request, "error.html", 404, status=404,
                          message=f"Hill '{hill.title}': {state}.")
     text = path.read_text(encoding="utf-8")
-    static = request.app.state.static_url
-    text = text.replace(f"<style>\n{static_text('viewer.css')}\n</style>",
-                        f'<link rel="stylesheet" href="{static("viewer.css")}">\n'
-                        f'<link rel="icon" href="{static("favicon.svg")}" '
-                        f'type="image/svg+xml">')
-    text = text.replace(f"<script>\n{static_text('viewer.js')}\n</script>",
-                        f'<script src="{static("viewer.js")}"></script>')
-    return HTMLResponse(text)
+    body = text[text.index(">", text.index("<body")) + 1:text.rindex("</body>")]
+    body = body.replace(f"<script>\n{static_text('viewer.js')}\n</script>", "")
+    if 'class="report"' not in body:  # a report written before its content was wrapped
+        body = f'<div class="report">{body}</div>'
+    # the page's heading is the site's ("Final of …"): the report's own title is a line
+    body = re.sub(r'<h1 id="title">(.*?)</h1>', r'<p class="muted" id="title">\1</p>', body,
+                  count=1, flags=re.S)
+    return site.page(request, "final.html", hill=hill, full=full, report=Markup(body))
 
 
 ROUTES = [
