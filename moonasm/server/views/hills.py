@@ -88,6 +88,22 @@ def hill_page(site: Site, request: Request) -> Response:
 
 
 @reads
+def ranking_page(site: Site, request: Request) -> Response:
+    """How the standings are ranked, in words: the page a hill's ranking note links to."""
+    return site.page(request, "ranking.html")
+
+
+@reads
+def hill_chart(site: Site, request: Request) -> Response:
+    """The rating chart of a hill's leaders (SVG), as its page draws it: the page redraws it
+    live."""
+    hill = site.hill(request.path_params["key"])
+    leaders = [r["bot"] for r in site.ladder.standings(hill.key)[:CHART_BOTS]]
+    return Response(chart(site, leaders, names(site, set(leaders))),
+                    media_type="image/svg+xml")
+
+
+@reads
 def final_page(site: Site, request: Request) -> Response:
     """The final's report: the public form to anyone, the full one with `full=1` to the
     admin only. The admin is signed in, or sends a Bearer token (an organiser's script
@@ -131,7 +147,9 @@ def final_page(site: Site, request: Request) -> Response:
 ROUTES = [
     Route("/", index, methods=["GET"], name="index"),
     Route("/hills/{key}", hill_page, methods=["GET"], name="hill"),
+    Route("/ranking", ranking_page, methods=["GET"], name="ranking"),
     Route("/hills/{key}/final", final_page, methods=["GET"], name="final"),
     Route("/api/hills", get_hills, methods=["GET"], name="api_hills"),
     Route("/api/hills/{key}/standings", get_standings, methods=["GET"], name="api_standings"),
+    Route("/api/hills/{key}/chart", hill_chart, methods=["GET"], name="api_hill_chart"),
 ]
