@@ -218,6 +218,8 @@ def test_a_bot_page_from_its_side_head_to_head_and_grouped_faults(site: dict[str
             mine = g["scores"][seat - 1]
             theirs = [s for i, s in enumerate(g["scores"], 1) if i != seat]
             assert row[3] == f"|{mine} vs {', '.join(map(str, theirs))}"
+            own = sum(1 for f in g["faults"] if f["seat"] == seat)  # its own, not the others'
+            assert own and row[6] == f"wide|{own}", row
         # head to head: every rated game against each opponent, from its side
         expected: dict[str, list[int]] = {}
         for g in games:
@@ -264,12 +266,15 @@ def test_the_author_challenges_and_sees_the_results(site: dict[str, Any]) -> Non
         games.clear()
         games.send_keys("3")
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        heading = wait_for(lambda: [h for h in driver.find_elements(
-            By.CSS_SELECTOR, ".challenge-result h3") if "done" in h.text], timeout=60)[0]
-        assert re.fullmatch(r"Challenge \d+: done, 3 of 3 games played", heading.text)
+        # the page reloads itself as the games are stored (bot.js): read it whole each time
+        heading = wait_for(lambda: (text := driver.execute_script(
+            "const h = document.querySelector('.challenge-result h3');"
+            "return h && document.readyState === 'complete' ? h.textContent : ''"))
+            and "done" in text and text, timeout=60)
+        assert re.fullmatch(r"Challenge \d+: done, 3 of 3 games played", heading)
         rows = _rows(driver, ".challenge-result table.games")
         assert len(rows) == 3
-        challenge = int(heading.text.split()[1].rstrip(":"))
+        challenge = int(heading.split()[1].rstrip(":"))
         with server.client(tokens["ada"]) as c:
             played = c.get(f"/api/challenges/{challenge}").json()["games"]
         for g in played:

@@ -160,13 +160,14 @@
       link(td, fill(urls.botUrl, b), labels[i]);
     });
   }
-  function fold(td, game) {
-    const f = span(td, game.rounds + " rounds · " + game.faults.length + " faults · ", "fold");
+  // a game's rounds, faults (all of them; on a bot's page its own: `faults`, `words`) and time
+  function fold(td, game, faults, words) {
+    const f = span(td, game.rounds + " rounds · " + faults + " " + words + " · ", "fold");
     when(f, game.played);
   }
-  function tail(row, game) {
+  function tail(row, game, faults) {
     cell(row, game.rounds, "wide");
-    cell(row, game.faults.length, "wide");
+    cell(row, faults, "wide");
     when(cell(row, "", "wide"), game.played);
   }
 
@@ -175,10 +176,10 @@
     link(cell(row, ""), fill(urls.gameUrl, game.game), String(game.game));
     const bots = cell(row, "", "name");
     links(bots, game.bots, labels);
-    fold(bots, game);
+    fold(bots, game, game.faults.length, "faults");
     cell(row, game.scores.join(" – "));
     cell(row, game.winners.join(", ") || "—");
-    tail(row, game);
+    tail(row, game, game.faults.length);
   }
 
   function botRow(body, game, labels, bot) {  // bot_games.html, from the bot's side
@@ -187,16 +188,17 @@
     row.className = how;
     link(cell(row, ""), fill(urls.gameUrl, game.game), String(game.game));
     span(cell(row, "", "name"), how, "side " + how);
-    const mine = [], theirs = [], others = [], otherLabels = [];
+    const mine = [], theirs = [], others = [], otherLabels = [], seats = [];
     game.bots.forEach((b, i) => {
-      if (b === bot) { mine.push(game.scores[i]); return; }
+      if (b === bot) { mine.push(game.scores[i]); seats.push(i + 1); return; }
       theirs.push(game.scores[i]); others.push(b); otherLabels.push(labels[i]);
     });
+    const faults = game.faults.filter((f) => seats.includes(f.seat)).length;
     cell(row, mine.join(", ") + " vs " + theirs.join(", "));
     const against = cell(row, "", "name");
     links(against, others, otherLabels);
-    fold(against, game);
-    tail(row, game);
+    fold(against, game, faults, "of its faults");
+    tail(row, game, faults);
   }
 
   async function addGame(game) {

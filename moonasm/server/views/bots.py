@@ -248,12 +248,13 @@ def bot_page(site: Site, request: Request) -> Response:
 
 def from_side(game: dict[str, Any], bot: int) -> None:
     """A game's row on its bot's page: how it went for the bot (`side`), the bot's goals and
-    the others' (`mine`, `theirs`), and its opponents."""
+    the others' (`mine`, `theirs`), its opponents and its own faults in the game."""
     seats = [i for i, b in enumerate(game["bots"]) if b == bot]
     game["side"] = side(game, bot)
     game["mine"] = [game["scores"][i] for i in seats]
     game["theirs"] = [sc for i, sc in enumerate(game["scores"]) if i not in seats]
     game["opponents"] = [b for b in game["bots"] if b != bot]
+    game["own_faults"] = sum(1 for f in game["faults"] if f["seat"] - 1 in seats)
 
 
 def head_to_head(site: Site, bot: int) -> dict[int, dict[str, int]]:
