@@ -371,3 +371,52 @@ def test_at_400_px_the_key_columns_stay_in_view(site: dict[str, Any]) -> None:
                                     r"\d+ faults", fold)
             screenshot(driver, "bot-pages-400" + path.replace("/", "-"))
             assert errors(driver) == []
+
+
+def test_a_table_that_scrolls_says_so_and_takes_the_keyboard(site: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    server, bots = site["server"], site["bots"]
+    with chromium(400, 1600) as driver:
+        driver.get(f"{server.url}/bots/{bots['bo']}")
+        boxes = driver.find_elements(By.CSS_SELECTOR, "main .scroll")
+        assert boxes and all(b.get_attribute("tabindex") == "0" and b.get_attribute("role")
+                             == "region" and b.get_attribute("aria-label") for b in boxes)
+        # nothing scrolls here at 400 px, so no hint shows
+        assert [h for h in driver.find_elements(By.CSS_SELECTOR, ".scroll-hint")
+                if h.is_displayed()] == []
+        # a table that must scroll (a cell wider than the window) says so, and the keyboard
+        # scrolls it
+        driver.execute_script("""
+            const td = document.querySelector('table.head-to-head td');
+            td.style.whiteSpace = 'nowrap';
+            td.firstElementChild.textContent = 'x'.repeat(120);
+            window.dispatchEvent(new Event('resize'));""")
+        hint = wait_for(lambda: [h for h in driver.find_elements(By.CSS_SELECTOR,
+                                                                  ".scroll-hint")
+                                 if h.is_displayed()])
+        assert hint[0].text == "scroll sideways for more →"
+        box = driver.find_element(By.CSS_SELECTOR, "table.head-to-head").find_element(
+            By.XPATH, "..")
+        box.send_keys(Keys.ARROW_RIGHT * 5)
+        assert wait_for(lambda: box.get_property("scrollLeft") > 0)
+
+
+def test_the_admin_may_withdraw_but_not_reactivate_or_challenge(site: dict[str, Any]) -> None:
+    from selenium.webdriver.common.by import By
+
+    server, bots = site["server"], site["bots"]
+    with chromium(1280, 1600) as driver:
+        _sign_in(driver, server, site["admin"], f"/bots/{bots['bo']}")
+        assert driver.find_elements(By.ID, "withdraw")
+        assert driver.find_elements(By.CSS_SELECTOR, "form.challenge") == []
+        assert "reactivate" not in driver.find_element(By.TAG_NAME, "main").text
+        # another author sees no button at all, and a forged post is refused
+        driver.delete_all_cookies()
+        _sign_in(driver, server, site["tokens"]["dee"], f"/bots/{bots['bo']}")
+        assert driver.find_elements(By.CSS_SELECTOR, "main form") == []
+    with server.client() as c:
+        forged = c.post(f"/bots/{bots['bo']}/withdraw", data={"csrf": "x" * 43})
+        assert forged.status_code == 403
+        assert c.get(f"/api/bots/{bots['bo']}").json()["active"] is True
