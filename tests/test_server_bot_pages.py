@@ -82,6 +82,9 @@ def test_bots_and_games_carry_their_times_in_iso_utc(site: dict[str, Any]) -> No
     with server.client() as c:
         bot = c.get(f"/api/bots/{bots['ada']}").json()
         assert ISO.match(bot["submitted"]) and 0 <= _iso_age(bot["submitted"]) < 600
+        standing = next(r for r in c.get("/api/hills/main/standings").json()["standings"]
+                        if r["bot"] == bots["ada"])
+        assert standing["submitted"] == bot["submitted"]
         games = c.get("/api/games?hill=main").json()["games"]
         assert games and all(ISO.match(g["played"]) and 0 <= _iso_age(g["played"]) < 600
                              for g in games)

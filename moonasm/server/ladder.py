@@ -83,6 +83,7 @@ class Bot:
     last_first: int = 0  # the last game it sat first in
     under_way: int = 0
     open: bool = False  # submitted to an open hill: its faults are public in full
+    submitted: float | None = None  # when (time.time()), as its standings row says
 
 
 @dataclass
@@ -646,7 +647,8 @@ class Ladder:
                 "rank": rank, "bot": b.id, "name": b.name, "author": b.author_name,
                 "version": b.version, "games": s.games, "wins": s.wins, "ties": s.ties,
                 "losses": s.losses, "win_rate": obj["win_rate"], "faults": obj["faults"],
-                "rating": obj["rating"], "provisional": s.games < hill.min_games})
+                "rating": obj["rating"], "provisional": s.games < hill.min_games,
+                "submitted": shapes.iso(b.submitted)})
         pushed = []
         if hill.size and not provisional and len(ranked) > hill.size:
             pushed = [int(s.sha256) for s in ranked[hill.size:]]
@@ -715,7 +717,7 @@ class Ladder:
 def bot_of(row: Any) -> Bot:
     return Bot(row["id"], row["hill"], row["author"], row["author_name"], row["name"],
                row["version"], row["source"], row["sha256"], last_played=row["last_played"],
-               open=bool(row["open"]))
+               open=bool(row["open"]), submitted=row["submitted"])
 
 
 def log(line: str) -> None:

@@ -72,6 +72,7 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
     """The checked bot stored as the author's new bot or new version (on the writer)."""
     source = data.decode("utf-8-sig")
     sha = hashlib.sha256(data).hexdigest()
+    now = time.time()
     with site.db.write() as c:
         mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
                          "active=1", (hill.key, person.id)).fetchall()
@@ -91,10 +92,10 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
         bot_id = c.execute(
             "INSERT INTO bots (hill, author, name, version, source, sha256, open, submitted) "
             "VALUES (?,?,?,?,?,?,?,?)", (hill.key, person.id, name, version, source, sha,
-                                         int(hill.open), time.time())).lastrowid
+                                         int(hill.open), now)).lastrowid
     assert bot_id is not None
     site.ladder.added(Bot(bot_id, hill.key, person.id, person.name, name, version, source,
-                          sha, open=hill.open), replaced)
+                          sha, open=hill.open, submitted=now), replaced)
     return {"bot": bot_id, "name": name, "author": person.name, "version": version,
             "sha256": sha, "hill": hill.key}
 
@@ -222,7 +223,8 @@ def bot_page(site: Site, request: Request) -> Response:
     standing = next((r for r in site.ladder.standings(row["hill"]) if r["bot"] == bot["bot"]),
                     None)
     challenge = None
-    if mine and (asked := guard.whole(request.query_params.get("challenge", ""))) is not None:
+    asked = guard.whole(request.query_params.get("challenge", ""))
+    if person is not None and mine and asked is not None:
         challenge = challenge_json(site, asked, person, bot["bot"])
         if challenge is not None:
             for g in challenge["games"]:
@@ -418,7 +420,7 @@ async def challenge_page(request: Request) -> Response:
             _challenge, site, person, {"bot": bot, "opponents": opponents, "games": games})
     except ApiError as e:
         return await site.db.execute_fn(_refused, site, request, e)
-    return _back(request, bot, f"?challenge={json.loads(answer.body)['challenge']}#challenge")
+    return _back(request, bot, f"?challenge={answer['challenge']}#challenge")
 
 
 @reads
@@ -440,10 +442,10 @@ async def post_challenge(request: Request) -> Response:
     site = site_of(request)
     person = await site.db.execute_fn(guard.require, request, site.db, [Role.AUTHOR])
     body = await guard.json_body(request)
-    return await site.db.execute_write_fn(_challenge, site, person, body)
+    return JSONResponse(await site.db.execute_write_fn(_challenge, site, person, body), 202)
 
 
-def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
+def _challenge(site: Site, person: Person, body: dict[str, Any]) -> dict[str, Any]:
     """A challenge checked and queued (on the writer)."""
     bot = guard.field_of(body, "bot", int)
     opponents = guard.field_of(body, "opponents", list)
@@ -473,7 +475,7 @@ def _challenge(site: Site, person: Person, body: dict[str, Any]) -> Response:
             (hill.key, bot, json.dumps(opponents), games, person.id, time.time())).lastrowid
     assert challenge is not None
     site.ladder.challenge(Challenge(challenge, hill.key, bot, list(opponents), games))
-    return JSONResponse({"challenge": challenge, "status": "queued"}, 202)
+    return {"challenge": challenge, "status": "queued"}
 
 
 def challenge_json(site: Site, challenge: int, person: Person,

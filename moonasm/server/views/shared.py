@@ -103,7 +103,8 @@ def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
              f'<line class="axis" x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}"/>',
              f'<text class="label" x="2" y="{pad}">{m1}</text>',
              f'<text class="label" x="2" y="{height - pad}">{m0}</text>',
-             f'<text class="label" x="{pad}" y="{height - pad + 14}">game {g0}</text>',
+             f'<text class="label" x="{x(g0) - (0 if g1 != g0 else 24):.0f}" '
+             f'y="{height - pad + 14}">game {g0}</text>',
              f'<text class="label" x="{width - pad - 80}" y="{height - pad + 14}">'
              f'{last_label}</text>']
     for i, (b, pts) in enumerate(series.items()):
