@@ -52,7 +52,8 @@ def _sign_in(driver: Any, server: Server, token: str, then: str) -> None:
     driver.get(server.url + "/signin?next=" + then)
     driver.find_element(By.NAME, "token").send_keys(token)
     driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
-    wait_for(lambda: driver.current_url.endswith(then))
+    wait_for(lambda: driver.current_url == server.url + then)  # not the sign-in's ?next=
+    wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
 
 
 def _rows(driver: Any, table: str) -> dict[str, list[str]]:
@@ -82,8 +83,9 @@ def test_bots_and_games_carry_their_times_in_iso_utc(site: dict[str, Any]) -> No
     with server.client() as c:
         bot = c.get(f"/api/bots/{bots['ada']}").json()
         assert ISO.match(bot["submitted"]) and 0 <= _iso_age(bot["submitted"]) < 600
-        standing = next(r for r in c.get("/api/hills/main/standings").json()["standings"]
-                        if r["bot"] == bots["ada"])
+        standing = wait_for(lambda: next((r for r in c.get("/api/hills/main/standings")
+                                          .json()["standings"] if r["bot"] == bots["ada"]),
+                                         None))
         assert standing["submitted"] == bot["submitted"]
         games = c.get("/api/games?hill=main").json()["games"]
         assert games and all(ISO.match(g["played"]) and 0 <= _iso_age(g["played"]) < 600
@@ -423,3 +425,33 @@ def test_the_admin_may_withdraw_but_not_reactivate_or_challenge(site: dict[str, 
         forged = c.post(f"/bots/{bots['bo']}/withdraw", data={"csrf": "x" * 43})
         assert forged.status_code == 403
         assert c.get(f"/api/bots/{bots['bo']}").json()["active"] is True
+
+
+# Each standings row, by rank: its cells' classes and whole text (the folded line included).
+STANDINGS_ROWS = """
+    const rows = (doc) => [...doc.querySelectorAll('table.standings tbody tr')].map((tr) =>
+      [tr.className, ...[...tr.cells].map((td) =>
+        td.className + '|' + td.textContent.replace(/\\s+/g, ' ').trim())]);
+"""
+
+
+def test_live_standings_rows_read_like_the_servers(site: dict[str, Any]) -> None:
+    server = site["server"]
+    with chromium(1280, 1600) as driver:
+        for path in ("/hills/main", "/"):
+            driver.get(server.url + path)
+            # live.js rebuilds the rows once its stream opens: a row it built has no text
+            # between its cells, as a row of the server's template has
+            wait_for(lambda: driver.execute_script(
+                "const tr = document.querySelector('table.standings tbody tr');"
+                "return tr.childNodes.length === tr.cells.length"))
+
+            def same() -> bool:
+                live, served = driver.execute_async_script(STANDINGS_ROWS + """
+                    const done = arguments[arguments.length - 1];
+                    fetch(location.href).then((r) => r.text()).then((text) => done(
+                      [rows(document),
+                       rows(new DOMParser().parseFromString(text, 'text/html'))]));""")
+                return bool(live) and live == served
+
+            wait_for(same, timeout=30)
