@@ -372,7 +372,7 @@ def test_at_400_px_the_key_columns_stay_in_view(site: dict[str, Any]) -> None:
                                  "game", "bots (seat order)", "goals", "winners"]
                 fold = driver.execute_script(
                     "return document.querySelector('table.standings .fold').innerText")
-                assert re.fullmatch(r"by \S+ · v\d+ · \d+–\d+–\d+ · win rate [\d.]+ · "
+                assert re.fullmatch(r"by \S+ · v\d+ · W–T–L \d+–\d+–\d+ · win rate [\d.]+ · "
                                     r"\d+ faults", fold)
             screenshot(driver, "bot-pages-400" + path.replace("/", "-"))
             assert errors(driver) == []

@@ -106,7 +106,7 @@
         cell(row, r.rank);
         const name = cell(row, "", "name");
         link(name, fill(urls.botUrl, r.bot), r.name);
-        span(name, "by " + r.author + " · v" + r.version + " · " + r.wins + "–" + r.ties + "–" +
+        span(name, "by " + r.author + " · v" + r.version + " · W–T–L " + r.wins + "–" + r.ties + "–" +
           r.losses + " · win rate " + rate + " · " + faults + " faults", "fold");
         cell(row, r.author, "name wide");
         cell(row, r.version, "wide");
