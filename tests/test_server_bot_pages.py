@@ -455,3 +455,38 @@ def test_live_standings_rows_read_like_the_servers(site: dict[str, Any]) -> None
                 return bool(live) and live == served
 
             wait_for(same, timeout=30)
+
+
+def test_an_empty_chart_says_why(inprocess: Any) -> None:
+    """In process, no ladder playing: games stored but never fitted, as for a version that
+    left before the standings were refitted."""
+    from moonasm.contest.runner import GameRecord
+    from moonasm.server import ladder_store
+
+    site = inprocess.app.state.site
+    made = []
+    for name, bot in (("alice", "builder"), ("bob", "counter")):
+        with inprocess.client(inprocess.tokens[name]) as c:
+            answer = c.post("/api/hills/main/bots", content=(BOTS / f"{bot}.masm").read_bytes(),
+                            headers={"Content-Type": "text/plain"})
+            assert answer.status_code == 201, answer.text
+            made.append(answer.json()["bot"])
+    gone, stays = made
+    ladder_store.store_games(site.db, "main", [GameRecord(
+        900 + i, 0, 7 + i, (str(gone), str(stays)), "finished", 5, (3, 1), (1,), ())
+        for i in range(3)], None)
+    with site.db.write() as w:
+        w.execute("UPDATE bots SET active=0, left_why='withdrawn' WHERE id=?", (gone,))
+    with inprocess.client() as c:
+        for bot, words in ((gone, "no rating stored: it left the ladder before its games "
+                                  "were fitted"),
+                           (stays, "no rating yet: a bot is rated once it has played (the "
+                                   "standings are refitted within a second of its games)")):
+            page = c.get(f"/bots/{bot}").text
+            assert f'<p class="muted chart-empty">{words}</p>' in page
+            chart = c.get(f"/api/bots/{bot}/chart")
+            assert chart.headers["content-type"].startswith("text/html")
+            assert chart.text == \
+                f'<p class="muted chart-empty">{words}</p>'
+        # its games from its side all the same
+        assert page.count('<span class="side lost">lost</span>') == 3

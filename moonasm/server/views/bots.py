@@ -24,7 +24,15 @@ from moonasm.server.ladder import Bot, Challenge
 from moonasm.server.people import Person, Role, name_problem
 from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, may_read, reads, site_of, writes
-from moonasm.server.views.shared import chart, game_json, names, recent, side
+from moonasm.server.views.shared import (
+    NOT_RATED,
+    chart,
+    chart_response,
+    game_json,
+    names,
+    recent,
+    side,
+)
 
 SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
 CHALLENGE_GAMES = 20
@@ -245,7 +253,14 @@ def bot_page(site: Site, request: Request) -> Response:
                      may_withdraw=mine or (person is not None and person.role == Role.ADMIN),
                      frozen=site.frozen(row["hill"]), opponents=opponents,
                      challenge=challenge, challenge_games=CHALLENGE_GAMES,
-                     chart=chart(site, [bot["bot"]], named))
+                     chart=chart(site, [bot["bot"]], named, unrated(bot)))
+
+
+def unrated(bot: dict[str, Any]) -> str:
+    """Why a bot's chart is empty, when it is."""
+    if bot["games"] and not bot["active"]:
+        return "no rating stored: it left the ladder before its games were fitted"
+    return NOT_RATED
 
 
 def from_side(game: dict[str, Any], bot: int) -> None:
@@ -507,8 +522,11 @@ def get_challenge(site: Site, request: Request) -> Response:
 @reads
 def bot_chart(site: Site, request: Request) -> Response:
     """A bot's rating chart (SVG), as its page draws it: the page redraws it live."""
-    bot = site.bot(request.path_params["bot"])["id"]
-    return Response(chart(site, [bot], names(site, {bot})), media_type="image/svg+xml")
+    row = site.bot(request.path_params["bot"])
+    played = site.db.one("SELECT 1 FROM seats s JOIN games g ON g.id = s.game WHERE s.bot=? "
+                         "AND g.rated=1 LIMIT 1", (row["id"],)) is not None
+    return chart_response(chart(site, [row["id"]], names(site, {row["id"]}),
+                                unrated({"games": played, "active": row["active"]})))
 
 
 ROUTES = [

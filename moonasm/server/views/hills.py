@@ -17,9 +17,10 @@ from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Role
 from moonasm.server.site import Site, reads, site_of
-from moonasm.server.views.shared import chart, names, recent
+from moonasm.server.views.shared import chart, chart_response, names, recent
 
 CHART_BOTS = 5
+NO_GAMES = "no rated games yet: the chart shows the leaders' ratings once they have played"
 
 
 def describe(hill: Hill) -> str:
@@ -84,7 +85,7 @@ def hill_page(site: Site, request: Request) -> Response:
     return site.page(request, "hill.html", hill=hill, table=site.standings_table(hill),
                      games=standing["games"], recent=games, names=named,
                      frozen=site.frozen(hill.key), description=describe(hill),
-                     chart=chart(site, leaders, named), final=final and final["status"])
+                     chart=chart(site, leaders, named, NO_GAMES), final=final and final["status"])
 
 
 @reads
@@ -99,8 +100,7 @@ def hill_chart(site: Site, request: Request) -> Response:
     live."""
     hill = site.hill(request.path_params["key"])
     leaders = [r["bot"] for r in site.ladder.standings(hill.key)[:CHART_BOTS]]
-    return Response(chart(site, leaders, names(site, set(leaders))),
-                    media_type="image/svg+xml")
+    return chart_response(chart(site, leaders, names(site, set(leaders)), NO_GAMES))
 
 
 @reads

@@ -8,6 +8,8 @@ import math
 import sqlite3
 from typing import Any
 
+from starlette.responses import Response
+
 from moonasm.server import shapes
 from moonasm.server.ladder import record_of
 from moonasm.server.people import Person
@@ -64,12 +66,16 @@ def recent(site: Site, person: Person | None, where: str,
     return [game_json(site, r, person) for r in rows]
 
 
-def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
+NOT_RATED = "no rating yet: a bot is rated once it has played (the standings are refitted " \
+    "within a second of its games)"
+
+
+def chart(site: Site, bots: list[int], names: dict[int, str], empty: str = NOT_RATED) -> str:
     """Rating history as an inline SVG drawn here: one line per bot, μ against game number,
     a dot at each stored rating (a bot rated once is a dot, not an invisible line of one
     point). Colours come from the stylesheet (classes), not from style attributes. The
     standings are refitted at most once a second, each fit stored under the hill's last game:
-    a point a fit, not a point a game."""
+    a point a fit, not a point a game. With no rating stored, `empty` says why."""
     series = {}
     for b in bots:
         points = [(r["game"], r["mu"]) for r in site.db.all(
@@ -77,8 +83,7 @@ def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
         if points:
             series[b] = points[-300:]
     if not series:
-        return '<p class="muted chart-empty">no rating yet: a bot is rated once it has ' \
-               'played (the standings are refitted within a second of its games)</p>'
+        return f'<p class="muted chart-empty">{html.escape(empty)}</p>'
     games = [g for pts in series.values() for g, _ in pts]
     mus = [m for pts in series.values() for _, m in pts]
     g0, g1 = min(games), max(games)
@@ -119,3 +124,10 @@ def chart(site: Site, bots: list[int], names: dict[int, str]) -> str:
                      f'{html.escape(names.get(b, str(b)))} (μ {pts[-1][1]:.1f})</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def chart_response(markup: str) -> Response:
+    """A chart as the pages fetch it to redraw it: its SVG, or the line that says why there
+    is none (HTML)."""
+    svg = markup.startswith("<svg")
+    return Response(markup, media_type="image/svg+xml" if svg else "text/html; charset=utf-8")
