@@ -490,3 +490,41 @@ def test_an_empty_chart_says_why(inprocess: Any) -> None:
                 f'<p class="muted chart-empty">{words}</p>'
         # its games from its side all the same
         assert page.count('<span class="side lost">lost</span>') == 3
+
+
+def test_reactivation_is_refused_as_the_rules_say(inprocess: Any) -> None:
+    """After test_an_empty_chart_says_why: alice's bot withdrawn, bob's on the ladder."""
+    def post(token: str, path: str, **kw: Any) -> Any:
+        with inprocess.client(token) as c:
+            return c.post(path, **kw)
+
+    alice, bob, admin = inprocess.tokens["alice"], inprocess.tokens["bob"], inprocess.admin
+    with inprocess.client() as c:
+        mine = {b["name"]: b["bot"] for b in (c.get(f"/api/bots/{i}").json() for i in (1, 2))}
+    gone, stays = mine["builder"], mine["counter"]
+    # another bot of hers on the ladder: a second would exceed bots_per_author (1)
+    other = post(alice, "/api/hills/main/bots", content=bot_source("other", "hoarder").encode(),
+                 headers={"Content-Type": "text/plain"})
+    assert other.status_code == 201, other.text
+    refused = post(alice, f"/api/bots/{gone}/activate")
+    assert (refused.status_code, refused.json()) == (409, {
+        "error": "you have 1 active bot in hill 'main' (at most 1): withdraw one first"})
+    assert post(bob, f"/api/bots/{gone}/activate").status_code == 403
+    # a frozen hill changes no version
+    assert post(admin, "/api/admin/freeze", json={"hill": "main"}).status_code == 200
+    frozen = post(alice, f"/api/bots/{gone}/activate")
+    assert (frozen.status_code, frozen.json()) == \
+        (409, {"error": "hill 'main' is frozen: no version changes"})
+    assert post(admin, "/api/admin/unfreeze", json={"hill": "main"}).status_code == 200
+    # what the admin disabled, only the admin enables
+    assert post(admin, f"/api/admin/bots/{stays}/disable").status_code in (200, 204)
+    disabled = post(bob, f"/api/bots/{stays}/activate")
+    assert (disabled.status_code, disabled.json()) == (403, {
+        "error": f"bot {stays} was disabled by the admin: only the admin can enable it"})
+    # withdrawn, her other bot makes room: v1 comes back
+    with inprocess.client(alice) as c:
+        assert c.delete(f"/api/bots/{other.json()['bot']}").status_code == 204
+        back = c.post(f"/api/bots/{gone}/activate")
+    assert (back.status_code, back.json()) == (200, {
+        "bot": gone, "name": "builder", "author": "alice", "version": 1, "hill": "main",
+        "active": True, "replaced": []})

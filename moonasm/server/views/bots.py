@@ -36,6 +36,7 @@ from moonasm.server.views.shared import (
 
 SUBMISSION = "submission.masm"  # the file name a refused bot's diagnostics give
 CHALLENGE_GAMES = 20
+DISABLED = "disabled"  # why a bot the admin disabled left (views/admin.py)
 
 
 # -- submitting --------------------------------------------------------------------------------
@@ -340,6 +341,8 @@ def activate(site: Site, person: Person, bot: int) -> dict[str, Any]:
         raise ApiError(409, f"hill '{hill.key}' is frozen: no version changes")
     if row["active"]:
         raise ApiError(409, f"bot {bot} is on the ladder already")
+    if row["left_why"] == DISABLED:
+        raise ApiError(403, f"bot {bot} was disabled by the admin: only the admin can enable it")
     with site.db.write() as c:
         mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
                          "active=1", (hill.key, person.id)).fetchall()
