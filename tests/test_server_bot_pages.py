@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from browser import chromium, errors, screenshot
+from browser import axe, chromium, errors, screenshot
 from server_helpers import BOTS, Server, add, bot_source, init, submit, wait_for
 
 pytest.importorskip("starlette")
@@ -255,6 +255,7 @@ def test_a_bot_page_from_its_side_head_to_head_and_grouped_faults(site: dict[str
         # a visitor gets no buttons
         assert driver.find_elements(By.CSS_SELECTOR, "main form") == []
         screenshot(driver, "bot-pages-side")
+        assert axe(driver) == []
         assert errors(driver) == []
 
 
@@ -291,6 +292,11 @@ def test_the_author_challenges_and_sees_the_results(site: dict[str, Any]) -> Non
         link = driver.find_element(By.CSS_SELECTOR, ".challenge-result table.games a")
         assert link.get_attribute("href").endswith(f"/games/{played[0]['game']}")
         screenshot(driver, "bot-pages-challenge")
+        assert axe(driver) == []
+        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+            "width": 400, "height": 1600, "deviceScaleFactor": 1, "mobile": True})
+        assert axe(driver) == []
+        assert driver.execute_script("return document.documentElement.scrollWidth") <= 400
         assert errors(driver) == []
 
 
@@ -375,6 +381,7 @@ def test_at_400_px_the_key_columns_stay_in_view(site: dict[str, Any]) -> None:
                 assert re.fullmatch(r"by \S+ · v\d+ · W–T–L \d+–\d+–\d+ · win rate [\d.]+ · "
                                     r"\d+ faults", fold)
             screenshot(driver, "bot-pages-400" + path.replace("/", "-"))
+            assert axe(driver) == [], path
             assert errors(driver) == []
 
 
