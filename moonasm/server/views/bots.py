@@ -296,16 +296,17 @@ FAULT_EXAMPLES = 3
 
 def fault_groups(faults: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """A bot's faults grouped by kind and line, the most frequent first, each with its count
-    and its newest `FAULT_EXAMPLES` examples (newest first)."""
+    and its newest `FAULT_EXAMPLES` examples, newest first, from as many games (a bot that
+    faults every turn would otherwise show one game's last rounds)."""
     groups: dict[tuple[str, int | None], dict[str, Any]] = {}
     for f in reversed(faults):  # newest first
         group = groups.setdefault((f["kind"], f["line"]), {"kind": f["kind"], "line": f["line"],
                                                            "count": 0, "games": set(),
                                                            "examples": []})
         group["count"] += 1
-        group["games"].add(f["game"])
-        if len(group["examples"]) < FAULT_EXAMPLES:
+        if f["game"] not in group["games"] and len(group["examples"]) < FAULT_EXAMPLES:
             group["examples"].append(f)
+        group["games"].add(f["game"])
     return sorted(groups.values(), key=lambda g: (-g["count"], g["kind"], g["line"] or 0))
 
 
