@@ -43,12 +43,16 @@ def test_a_fault_for_its_reader_and_for_anyone() -> None:
         "winners": [1], "rounds": 12, "result": "finished", "rated": True, "faults": [
             {**detail, "state": {**state, "power": 2}},
             {**detail, "state": {**state, "power": 1.5}},
-            {**detail, "state": {**state, "power": None}}]})
+            {**detail, "state": {**state, "power": None}}], "played": None,
+        "seats": [{"bot": 3, "name": None, "version": None},
+                  {"bot": 8, "name": None, "version": None}]})
     public = {**detail, "column": None, "statement": None, "message": None, "state": None}
     assert shapes.game_json("main", record, False) == {
         "game": 42, "hill": "main", "seed": 99, "bots": [3, 8], "scores": [1, 0],
         "winners": [1], "rounds": 12, "result": "finished", "rated": False,
-        "faults": [public] * 3}
+        "faults": [public] * 3, "played": None,
+        "seats": [{"bot": 3, "name": None, "version": None},
+                  {"bot": 8, "name": None, "version": None}]}
     assert shapes.game_json("main", record, True, {1}) == \
         shapes.game_json("main", record, True, shapes.PUBLIC)
 

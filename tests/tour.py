@@ -51,6 +51,7 @@ class Contest:
             Stop("signin", "/signin", None, "signin"),
             Stop("submit", "/submit", "ada", "submit"),
             Stop("hill", "/hills/main", None, "hill"),
+            Stop("ranking", "/ranking", None, "ranking"),
             Stop("final", "/hills/main/final", None, "final"),
             Stop("bot", f"/bots/{ids['bot']}", None, "bot"),
             Stop("bot", f"/bots/{ids['bot']}", "ada", "bot-author"),

@@ -39,7 +39,6 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from moonasm.contest import execute, runner
@@ -84,6 +83,7 @@ class Bot:
     last_first: int = 0  # the last game it sat first in
     under_way: int = 0
     open: bool = False  # submitted to an open hill: its faults are public in full
+    submitted: float | None = None  # when (time.time()), as its standings row says
 
 
 @dataclass
@@ -386,8 +386,7 @@ class Ladder:
             pool, last = self.pool, self.last_game
         return {"problem": self.problem(), "workers": 0 if pool is None else pool.count(),
                 "queued": queued, "games_last_minute": last_minute,
-                "last_game_at": None if last is None else datetime.fromtimestamp(
-                    last, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")}
+                "last_game_at": shapes.iso(last)}
 
     def _forget(self, now: float) -> None:
         """Keep the last minute of stored batches only (the ladder's lock held)."""
@@ -565,21 +564,22 @@ class Ladder:
         kept) at the first that cannot be written."""
         while self.played:
             flight = self.played[0]
+            now = time.time()
             try:
                 stored = store.store_games(self.db, flight.hill, flight.records or [],
-                                           flight.challenge)
+                                           flight.challenge, now)
             except Exception as e:
                 self._trouble("store", failed_write(e, "the store could not be written"))
                 return False
             self.played.popleft()
             if stored:
                 self._ok("store")
-            self._account(flight, stored)
+            self._account(flight, stored, now)
         return True
 
-    def _account(self, flight: Flight, stored: list[GameRecord]) -> None:
-        """A batch is over: its bots are no longer under way; count its stored games."""
-        now = time.time()
+    def _account(self, flight: Flight, stored: list[GameRecord], now: float) -> None:
+        """A batch is over (stored at `now`): its bots are no longer under way; count its
+        stored games; announce them with what a page's row shows of each."""
         with self.lock:
             state = self.hills[flight.hill]
             if flight.challenge is None:
@@ -602,14 +602,22 @@ class Ladder:
                 self.recent.append((now, len(stored)))
                 self._forget(now)
                 self.last_game = now
-        if flight.challenge is None:
-            bots = self.hills[flight.hill].bots
+        if flight.challenge is None and stored:
+            with self.lock:
+                bots = dict(self.hills[flight.hill].bots)
+            ids = {int(k) for r in stored for k in r.seats}
+            named = {i: (b.name, b.version) for i, b in bots.items() if i in ids}
+            if ids - named.keys():  # a bot that left while its games were played
+                try:
+                    named.update(store.names(self.db, ids - named.keys()))
+                except Exception:  # noqa: BLE001 - a failed read: the page asks the API
+                    pass
             for record in stored:
                 # an open hill's bots are read by anyone: the event says what /api/games says
                 # to anyone (a bot gone since is not known open: its details stay out)
                 shown = {seat for seat, k in enumerate(record.seats, 1)
                          if (bot := bots.get(int(k))) is not None and bot.open}
-                self.publish("game", public_game(flight.hill, record, shown))
+                self.publish("game", public_game(flight.hill, record, shown, now, named))
 
     # -- standings -----------------------------------------------------------------------
 
@@ -639,7 +647,8 @@ class Ladder:
                 "rank": rank, "bot": b.id, "name": b.name, "author": b.author_name,
                 "version": b.version, "games": s.games, "wins": s.wins, "ties": s.ties,
                 "losses": s.losses, "win_rate": obj["win_rate"], "faults": obj["faults"],
-                "rating": obj["rating"], "provisional": s.games < hill.min_games})
+                "rating": obj["rating"], "provisional": s.games < hill.min_games,
+                "submitted": shapes.iso(b.submitted)})
         pushed = []
         if hill.size and not provisional and len(ranked) > hill.size:
             pushed = [int(s.sha256) for s in ranked[hill.size:]]
@@ -664,6 +673,17 @@ class Ladder:
             if bot.id not in state.order:
                 state.order.append(bot.id)
             state.dirty = True
+        self.wake()
+
+    def reactivated(self, hill: str, bot: int, replaced: list[int]) -> None:
+        """An older version made active again by its author (its row already active in the
+        store), the versions it replaces gone: its games against the bots on the ladder count
+        again, as they would after a restart."""
+        with self.lock:
+            state = self.hills[hill]
+            for old in replaced:
+                self._leave(state, old)
+            self._join(state, {bot})
         self.wake()
 
     def left(self, hill: str, bot: int) -> None:
@@ -697,7 +717,7 @@ class Ladder:
 def bot_of(row: Any) -> Bot:
     return Bot(row["id"], row["hill"], row["author"], row["author_name"], row["name"],
                row["version"], row["source"], row["sha256"], last_played=row["last_played"],
-               open=bool(row["open"]))
+               open=bool(row["open"]), submitted=row["submitted"])
 
 
 def log(line: str) -> None:
@@ -747,11 +767,15 @@ def record_of(row: Any) -> GameRecord:
                       tuple(FaultRecord.from_json(f) for f in json.loads(row["faults"])))
 
 
-def public_game(hill: str, r: GameRecord, shown: set[int]) -> dict[str, Any]:
+def public_game(hill: str, r: GameRecord, shown: set[int], played: float | None = None,
+                named: dict[int, tuple[str, int]] | None = None) -> dict[str, Any]:
     """A game as the live `game` event announces it: rated (challenges are not announced),
     in the form anyone reads (an event has no reader): the faults in full only of the `shown`
-    seats, those of bots submitted to an open hill."""
-    return shapes.game_json(hill, r, rated=True, shown=shown)
+    seats, those of bots submitted to an open hill. It carries what a page's row of the game
+    shows (spec §10.2), so that a row pushed live reads as a reloaded one: when it was
+    played, and `seats`, each seat's bot with its name and version (both null for a bot not
+    in `named`)."""
+    return shapes.game_json(hill, r, rated=True, shown=shown, played=played, named=named)
 
 
 def background_worker(parent: int) -> None:

@@ -87,13 +87,14 @@ def last_played(db: Database) -> float | None:
 
 
 def store_games(db: Database, hill: str, records: list[GameRecord],
-                challenge: int | None) -> list[GameRecord]:
-    """Store a batch in one transaction; the records stored now. A game whose number is
-    stored already (played again after a failure, or stored by another server) is left as it
-    is, its seats too. A challenge whose games are all stored is done."""
+                challenge: int | None, now: float | None = None) -> list[GameRecord]:
+    """Store a batch in one transaction, played `now` (time.time() if not given); the records
+    stored now. A game whose number is stored already (played again after a failure, or
+    stored by another server) is left as it is, its seats too. A challenge whose games are
+    all stored is done."""
     if not records:
         return []
-    now = time.time()
+    now = time.time() if now is None else now
     stored = []
     with db.write() as c:
         for r in records:
@@ -147,3 +148,9 @@ def sources(db: Database, ids: Collection[int]) -> dict[int, sqlite3.Row]:
     """Each bot's name and source, by id: what a batch is played with."""
     return {r["id"]: r for r in db.all(
         f"SELECT id, name, source FROM bots WHERE id IN ({_marks(ids)})", tuple(ids))}
+
+
+def names(db: Database, ids: Collection[int]) -> dict[int, tuple[str, int]]:
+    """Each bot's name and version, by id (any bot, on the ladder or not)."""
+    return {r["id"]: (r["name"], r["version"]) for r in db.all(
+        f"SELECT id, name, version FROM bots WHERE id IN ({_marks(ids)})", tuple(ids))}

@@ -17,9 +17,10 @@ from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Role
 from moonasm.server.site import Site, reads, site_of
-from moonasm.server.views.shared import chart, names, recent
+from moonasm.server.views.shared import chart, chart_response, names, recent
 
 CHART_BOTS = 5
+NO_GAMES = "no rated games yet: the chart shows the leaders' ratings once they have played"
 
 
 def describe(hill: Hill) -> str:
@@ -84,7 +85,22 @@ def hill_page(site: Site, request: Request) -> Response:
     return site.page(request, "hill.html", hill=hill, table=site.standings_table(hill),
                      games=standing["games"], recent=games, names=named,
                      frozen=site.frozen(hill.key), description=describe(hill),
-                     chart=chart(site, leaders, named), final=final and final["status"])
+                     chart=chart(site, leaders, named, NO_GAMES), final=final and final["status"])
+
+
+@reads
+def ranking_page(site: Site, request: Request) -> Response:
+    """How the standings are ranked, in words: the page a hill's ranking note links to."""
+    return site.page(request, "ranking.html")
+
+
+@reads
+def hill_chart(site: Site, request: Request) -> Response:
+    """The rating chart of a hill's leaders (SVG), as its page draws it: the page redraws it
+    live."""
+    hill = site.hill(request.path_params["key"])
+    leaders = [r["bot"] for r in site.ladder.standings(hill.key)[:CHART_BOTS]]
+    return chart_response(chart(site, leaders, names(site, set(leaders)), NO_GAMES))
 
 
 @reads
@@ -135,7 +151,9 @@ def final_page(site: Site, request: Request) -> Response:
 ROUTES = [
     Route("/", index, methods=["GET"], name="index"),
     Route("/hills/{key}", hill_page, methods=["GET"], name="hill"),
+    Route("/ranking", ranking_page, methods=["GET"], name="ranking"),
     Route("/hills/{key}/final", final_page, methods=["GET"], name="final"),
     Route("/api/hills", get_hills, methods=["GET"], name="api_hills"),
     Route("/api/hills/{key}/standings", get_standings, methods=["GET"], name="api_standings"),
+    Route("/api/hills/{key}/chart", hill_chart, methods=["GET"], name="api_hill_chart"),
 ]
