@@ -13,7 +13,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ class Contest:
     server: Server
     tokens: dict[str, str]
     ids: dict[str, Any]
+    sessions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def stops(self) -> list[Stop]:
         """Every page, with what makes it worth seeing (a bot with games and faults, a game,
@@ -131,17 +132,25 @@ def student_id(server: Server, admin: str, name: str) -> int:
 
 def sign_in(driver: Any, contest: Contest, who: str | None, then: str) -> None:
     """Open `then` as `who` sees it: signed in with their token through the sign-in page
-    (which returns to `then`), or as a visitor with no cookies."""
+    (which returns to `then`) the first time, with that session's cookies after (sign-ins
+    are rate-limited, as a guessed token's would be), or as a visitor with no cookies."""
     from selenium.webdriver.common.by import By
 
+    url = contest.server.url
     driver.delete_all_cookies()
     if who is None:
-        driver.get(contest.server.url + then)
+        driver.get(url + then)
+    elif who in contest.sessions:
+        driver.get(url + "/signin")  # cookies are set on the site's own origin
+        for cookie in contest.sessions[who]:
+            driver.add_cookie(cookie)
+        driver.get(url + then)
     else:
-        driver.get(contest.server.url + "/signin?next=" + then)
+        driver.get(url + "/signin?next=" + then)
         driver.find_element(By.NAME, "token").send_keys(contest.tokens[who])
         driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
         wait_for(lambda: driver.current_url.endswith(then))
+        contest.sessions[who] = driver.get_cookies()
     wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
     time.sleep(0.3)  # the page's scripts fetch what they show (live standings, checks)
 
