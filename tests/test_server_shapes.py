@@ -177,8 +177,9 @@ def _csrf(client: TestClient, path: str) -> str:
 
 @pytest.mark.parametrize(("source", "shown"), [
     ("# a bot\nMOV A, 1\nINCC A\n", None),  # as `moonasm check` prints it
-    ('.name "' + "n" * 41 + '"\nEND\n',
-     ["submission.masm: error: a name is 1-40 characters, not 41"]),
+    ('# a bot\n  .name "' + "n" * 41 + '"\nEND\n',  # at the .name's line, with a caret
+     ["submission.masm:2:3: error: the bot's .name: a name is 1-40 characters, not 41\n"
+      '    2 |   .name "' + "n" * 41 + '"\n      |   ^~~~~']),
 ])
 def test_the_submit_form_shows_a_refused_bot_as_check_prints_it(
         served: dict[str, Any], tmp_path: Any, source: str, shown: list[str] | None) -> None:

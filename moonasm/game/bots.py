@@ -4,10 +4,12 @@ at each of their turns (spec §3.1, §4)."""
 from __future__ import annotations
 
 import hashlib
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from moonasm.diagnostics import Diagnostic
+from moonasm.diagnostics import Diagnostic, Span
 from moonasm.lang.check import Program, check, given
 from moonasm.lang.parse import decode, parse
 
@@ -56,13 +58,31 @@ def bot(text: str, bits: int = 4) -> Program:
     return program
 
 
-def submitted(data: bytes, bits: int,
-              file: str) -> tuple[str | None, list[dict[str, object]], list[str]]:
+def submitted(data: bytes, bits: int, file: str,
+              name_rule: Callable[[str], str | None] | None = None,
+              ) -> tuple[str | None, list[dict[str, object]], list[str]]:
     """A submitted bot's file checked, in plain data a worker process sends back: its name
     (its `.name`, None when it has none) and the diagnostics of a refused one, as `check
     --json` lists them and as `moonasm check` prints them, source line and caret (both empty
-    when it is valid)."""
+    when it is valid). `name_rule` is the host's rule for names (why a name is refused, or
+    None): a `.name` it refuses is a diagnostic at that directive's line."""
     program, lines, errors = check_bot(decode(data), bits)
+    name = None if program is None else program.config.name
+    if program is not None and name is not None and name_rule is not None:
+        problem = name_rule(name)
+        if problem is not None:
+            errors = [Diagnostic("usage", f"the bot's .name: {problem}", _name_span(lines))]
+            program = None
     if program is None:
         return None, [d.to_json(file) for d in errors], [d.render(file, lines) for d in errors]
-    return program.config.name, [], []
+    return name, [], []
+
+
+_NAME_DIRECTIVE = re.compile(r'(?:^|;)[ \t]*(?:[A-Za-z_][A-Za-z0-9_]*:[ \t]*)*(\.name)\b')
+
+
+def _name_span(lines: list[str]) -> Span:
+    """Where the `.name` directive is written (the last one: a later `.name` wins)."""
+    found = [Span(number, m.start(1) + 1, len(".name")) for number, line in enumerate(lines, 1)
+             for m in [_NAME_DIRECTIVE.search(line.split("#", 1)[0])] if m is not None]
+    return found[-1] if found else Span(1, 1)

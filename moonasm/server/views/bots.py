@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from moonasm.contest.runner import FaultRecord
-from moonasm.diagnostics import Diagnostic, count
+from moonasm.diagnostics import count
 from moonasm.server import guard, people, shapes
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
@@ -64,15 +64,11 @@ async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict
         raise ApiError(413, f"a bot is at most {guard.BOT_LIMIT} bytes, not {len(data)}")
     site.rates.hit("submit", f"person:{person.id}")
     named, errors, shown = await site.runs.call(submitted, data, hill.options.bits,
-                                                SUBMISSION, waiting=CHECKS_WAITING)
+                                                SUBMISSION, name_problem,
+                                                waiting=CHECKS_WAITING)
     if errors:
         raise Refused(f"the bot is not valid ({count(len(errors), 'error')})", errors, shown)
     name = named or "bot"
-    problem = name_problem(name)
-    if problem is not None:
-        d = Diagnostic.unplaced("usage", problem)
-        raise Refused(f"the bot's .name: {problem}", [d.to_json(SUBMISSION)],
-                      [d.render(SUBMISSION, None)])
     return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
 
 
