@@ -521,7 +521,7 @@ def test_reactivation_is_refused_as_the_rules_say(inprocess: Any) -> None:
     assert post(admin, "/api/admin/freeze", json={"hill": "main"}).status_code == 200
     frozen = post(alice, f"/api/bots/{gone}/activate")
     assert (frozen.status_code, frozen.json()) == \
-        (409, {"error": "hill 'main' is frozen: no version changes"})
+        (403, {"error": "hill 'main' is frozen: no version changes"})
     assert post(admin, "/api/admin/unfreeze", json={"hill": "main"}).status_code == 200
     # what the admin disabled, only the admin enables
     assert post(admin, f"/api/admin/bots/{stays}/disable").status_code in (200, 204)

@@ -52,8 +52,10 @@ STATUSES = {
     404: "no such hill, bot, game, challenge, course, puzzle, shared program or page",
     405: "a method the path does not serve",
     408: "a body not complete within 30 s (the connection is then closed)",
-    409: "this source is already one of your active bots in the hill; a bot not on the "
-         "ladder; a final already being played",
+    409: "this source is already one of your active bots in the hill, or one more would "
+         "pass `bots_per_author`; withdrawing, disabling or challenging with a bot not on the "
+         "ladder, activating or enabling one that is; a revoked author's bot; a name taken; "
+         "a final already being played",
     413: "a bot, a program or an answer over 64 KiB, any body over 1 MiB (refused before it "
          "is read)",
     415: "a JSON body not sent as `application/json`, a bot not as `text/plain`",

@@ -335,7 +335,7 @@ def activate(site: Site, person: Person, bot: int) -> dict[str, Any]:
         raise ApiError(403, f"bot {bot} is not yours")
     hill = site.hill(row["hill"])
     if site.frozen(hill.key):
-        raise ApiError(409, f"hill '{hill.key}' is frozen: no version changes")
+        raise ApiError(403, f"hill '{hill.key}' is frozen: no version changes")
     if row["active"]:
         raise ApiError(409, f"bot {bot} is on the ladder already")
     if row["left_why"] == DISABLED:
