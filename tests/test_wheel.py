@@ -74,8 +74,11 @@ def test_moonasm_runs_an_example_from_a_fresh_venv(venv: Path, tmp_path: Path) -
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["XDG_CACHE_HOME"] = str(tmp_path / "cache")  # a cold parser cache
     env["NO_COLOR"] = "1"
-    for _ in range(2):  # cold cache, then warm
-        proc = subprocess.run([str(venv / "bin" / "moonasm"), "run", example.name, "--json"],
+    # two labels on a line: not a plain program, so the wheel's grammar parses it
+    (tmp_path / "two-labels.masm").write_text(".goal 6\n.set RAM1, 3\n"
+                                              "start: again: MOV A, RAM1\nROL A\n")
+    for program in (example.name, "two-labels.masm", "two-labels.masm"):  # cold, then warm
+        proc = subprocess.run([str(venv / "bin" / "moonasm"), "run", program, "--json"],
                               cwd=tmp_path, capture_output=True, text=True, env=env,
                               timeout=60, stdin=subprocess.DEVNULL)
         assert proc.returncode == 0, proc.stderr

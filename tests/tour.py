@@ -149,7 +149,9 @@ def sign_in(driver: Any, contest: Contest, who: str | None, then: str) -> None:
         driver.get(url + "/signin?next=" + then)
         driver.find_element(By.NAME, "token").send_keys(contest.tokens[who])
         driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
-        wait_for(lambda: driver.current_url.endswith(then))
+        # "/signin?next=/x" ends with "/x" too: wait for the session itself
+        wait_for(lambda: driver.get_cookie("moonasm_session") is not None
+                 and "/signin" not in driver.current_url)
         contest.sessions[who] = driver.get_cookies()
     wait_for(lambda: driver.execute_script("return document.readyState") == "complete")
     time.sleep(0.3)  # the page's scripts fetch what they show (live standings, checks)
