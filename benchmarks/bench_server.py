@@ -10,6 +10,9 @@ the per-client rates, as a class of browsers would be.
   called in-process one after the other (issue 19: ≥ 0.8×), and the p95 latency (< 100 ms)
   against the in-process p95 of one check; `POST /api/run` of examples/design-card.masm
   likewise.
+* `POST /api/run` of the design card: the CPU the server's own process spends a request (its
+  worker's run not counted), against a minimal Starlette app on uvicorn answering the same JSON
+  (issue 27: ≤ 3×).
 * The classroom: a class of 100 students × 27 lessons (3 answers each, 8,100 stored answers):
   the gradebook page and its CSV, median and p95 of 20 requests each (< 200 ms), against
   building the same gradebook in-process.
@@ -275,6 +278,100 @@ def _playground() -> list[Row]:
         finally:
             server.stop()
     return rows
+
+
+MINIMAL_APP = """
+import sys, uvicorn
+from starlette.applications import Starlette
+from starlette.responses import Response
+from starlette.routing import Route
+answer = open(sys.argv[1], "rb").read()
+async def run(request):
+    await request.json()
+    return Response(answer, media_type="application/json")
+app = Starlette(routes=[Route("/api/run", run, methods=["POST"])])
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning")
+"""
+
+
+def _cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) of one process, its children not counted: the server's
+    own work, not its workers' runs."""
+    import os
+
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_a_request(url: str, pid: int, body: dict[str, Any], requests: int,
+                   first_address: int) -> float:
+    """The server process's CPU seconds a request, `requests` sent one after another, 50
+    from each loopback address (the playground's rate is 60 runs a minute a client)."""
+    clients = [httpx.Client(base_url=url, timeout=60, transport=httpx.HTTPTransport(
+        local_address=f"127.0.0.{first_address + i}")) for i in range(requests // 50 + 2)]
+    try:
+        for _ in range(20):  # warm
+            clients[-1].post("/api/run", json=body)
+        start = _cpu_of(pid)
+        for i in range(requests):
+            assert clients[i // 50].post("/api/run", json=body).status_code == 200
+        return (_cpu_of(pid) - start) / requests
+    finally:
+        for c in clients:
+            c.close()
+
+
+def _run_overhead(requests: int = 300) -> list[Row]:
+    """`POST /api/run` of the design card: the CPU the server's own process spends a request
+    (parsing, guards, rates, the hop to a worker and back, the answer's JSON), its worker's
+    run not counted, against a minimal Starlette app on uvicorn answering the same JSON to
+    the same request; three alternating rounds, the medians."""
+    import socket
+
+    from moonasm.vm.outcome import limited_run
+
+    if not Path("/proc/self/stat").exists():
+        return []
+    card = (ROOT / "examples" / "design-card.masm").read_text()
+    answer = Path(tempfile.mkdtemp(prefix="moonasm-bench-run-")) / "answer.json"
+    answer.write_text(json.dumps(limited_run(card, "playground.masm", 100_000, 10_000, 2.0)))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    minimal = subprocess.Popen([sys.executable, "-c", MINIMAL_APP, str(answer), str(port)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    ours: list[float] = []
+    base: list[float] = []
+    try:
+        with contest() as (directory, _):
+            server = Server(directory, jobs=1)
+            try:
+                minimal_url = f"http://127.0.0.1:{port}"
+                deadline = time.monotonic() + 30
+                while True:
+                    try:
+                        httpx.post(minimal_url + "/api/run", json={"source": card})
+                        break
+                    except httpx.HTTPError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.1)
+                addresses = iter(range(2, 250, requests // 50 + 2))
+                for _ in range(3):
+                    ours.append(_cpu_a_request(server.url, server.proc.pid,
+                                               {"source": card}, requests, next(addresses)))
+                    base.append(_cpu_a_request(minimal_url, minimal.pid, {"source": card},
+                                               requests, next(addresses)))
+            finally:
+                server.stop()
+    finally:
+        minimal.terminate()
+        minimal.wait(timeout=20)
+        shutil.rmtree(answer.parent, ignore_errors=True)
+    return [(f"POST /api/run of design-card.masm: the server process's CPU a request, its "
+             f"worker's run not counted (median of 3 rounds of {requests})",
+             statistics.median(ours) * 1000, "a minimal Starlette app answering the same JSON",
+             statistics.median(base) * 1000, "ms")]
 
 
 def _class_of(directory: Path, students: int = 100) -> None:
@@ -637,8 +734,8 @@ def _beside_replays() -> list[Row]:
 
 
 def run() -> list[Row]:
-    return _beside_replays() + _playground() + _classroom() + _ladder() + _recovery() + \
-        _large()
+    return _beside_replays() + _playground() + _run_overhead() + _classroom() + _ladder() + \
+        _recovery() + _large()
 
 
 if __name__ == "__main__":
