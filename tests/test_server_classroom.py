@@ -290,7 +290,7 @@ def test_a_students_pages_are_theirs_and_the_teachers(school) -> None:  # type: 
     assert 'id="progress">1 of 27 solved, 1 at the optimum, score 1<' in own.text
     assert answers.status_code == 200
     # newest first, each with its time (ISO 8601 UTC) and its verdict
-    times = re.findall(r'<time datetime="([^"]+)">', answers.text)
+    times = re.findall(r'<time datetime="([^"]+)"', answers.text)
     assert times and all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", t) for t in times)
     assert times == sorted(times, reverse=True)
     assert "solved with power 1 in 1 operation" in answers.text

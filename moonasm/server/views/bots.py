@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request
@@ -389,32 +390,30 @@ def _refused(site: Site, request: Request, e: ApiError) -> Response:
     return site.page(request, "error.html", e.status, status=e.status, message=e.message)
 
 
-async def withdraw_page(request: Request) -> Response:
-    """The bot page's withdraw button (its author or the admin, signed in)."""
+async def _button(request: Request, action: Callable[[Site, Person, int], Any],
+                  unsigned: str) -> Response:
+    """A bot page's button: `action` by the signed-in visitor (on the writer), then back to
+    the page; a refusal shown as a page with its words."""
     site = site_of(request)
     person, _ = await _signed_form(request)
     bot = request.path_params["bot"]
     try:
         if person is None:
-            raise ApiError(401, "sign in to withdraw a bot")
-        await site.db.execute_write_fn(withdraw, site, person, bot)
+            raise ApiError(401, unsigned)
+        await site.db.execute_write_fn(action, site, person, bot)
     except ApiError as e:
         return await site.db.execute_fn(_refused, site, request, e)
     return _back(request, bot)
+
+
+async def withdraw_page(request: Request) -> Response:
+    """The bot page's withdraw button (its author or the admin, signed in)."""
+    return await _button(request, withdraw, "sign in to withdraw a bot")
 
 
 async def activate_page(request: Request) -> Response:
     """The bot page's reactivate button (its author, signed in): back to that version."""
-    site = site_of(request)
-    person, _ = await _signed_form(request)
-    bot = request.path_params["bot"]
-    try:
-        if person is None:
-            raise ApiError(401, "sign in to reactivate a version")
-        await site.db.execute_write_fn(activate, site, person, bot)
-    except ApiError as e:
-        return await site.db.execute_fn(_refused, site, request, e)
-    return _back(request, bot)
+    return await _button(request, activate, "sign in to reactivate a version")
 
 
 async def challenge_page(request: Request) -> Response:

@@ -24,7 +24,6 @@ import json
 import time
 from collections import Counter
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,7 @@ from moonasm.server import guard
 from moonasm.server.config import Course
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person, Role
+from moonasm.server.shapes import iso
 from moonasm.server.site import Site, reads, site_of
 from moonasm.solve.gradebook import (
     Cell,
@@ -92,12 +92,6 @@ def prove_optima(courses: tuple[Course, ...], directory: Path,
         say(f"course {course.key}: the optima of {len(course.lessons)} puzzles proved "
             f"({time.monotonic() - began:.1f} s)")
     return optima
-
-
-def iso_utc(moment: float) -> str:
-    """A moment as ISO 8601 UTC to the second: `2026-11-26T19:10:00Z` (the API's times)."""
-    return datetime.fromtimestamp(moment, UTC).isoformat(timespec="seconds") \
-        .replace("+00:00", "Z")
 
 
 def goal_text(lesson: Lesson) -> str:
@@ -183,7 +177,7 @@ def _store_answer(site: Site, course: Course, lesson: Lesson, student: Person, s
     best = progress(site, course, student.id).get(lesson.slug)
     best_power = best.power if best is not None and best.reached else None
     fault = grade.pop("fault")
-    return {**grade, "faults": [fault] if fault else [], "at": iso_utc(now),
+    return {**grade, "faults": [fault] if fault else [], "at": iso(now),
             "par": halves_number(lesson.par),
             "optimum": halves_number(site.optima.get(lesson.source)),
             "best": halves_number(best_power),
@@ -444,15 +438,9 @@ def answers_of(site: Site, course: Course, ident: int, puzzle: str) -> list[dict
     out = []
     for r in rows:
         grade = json.loads(r["grade"])
-        out.append({"at": iso_utc(r["submitted"]), "source": r["source"],
-                    "reached": bool(grade.get("reached")), "verdict": verdict(grade),
-                    "when": time_text(r["submitted"])})
+        out.append({"at": iso(r["submitted"]), "source": r["source"],
+                    "reached": bool(grade.get("reached")), "verdict": verdict(grade)})
     return out
-
-
-def time_text(moment: float) -> str:
-    """A time as a page shows it before its script makes it local and relative."""
-    return datetime.fromtimestamp(moment, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 @reads
@@ -468,12 +456,12 @@ def student_page(site: Site, request: Request) -> Response:
         "SELECT puzzle, MAX(submitted) AS at FROM answers WHERE course=? AND student=? "
         "GROUP BY puzzle", (course.key, ident))}
     rows = [{"lesson": p, "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), c) == 1.0,
-             "par": halves_number(p.par), "last": last.get(p.slug)}
+             "par": halves_number(p.par), "last": iso(last.get(p.slug))}
             for p, c in zip(course.lessons, columns, strict=True)]
     line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons]))
     return site.page(request, "student.html", course=course, student_id=ident,
-                     student_name=name, rows=rows, progress=line, iso_utc=iso_utc,
-                     time_text=time_text, halves_number=halves_number)
+                     student_name=name, rows=rows, progress=line,
+                     halves_number=halves_number)
 
 
 @reads
