@@ -233,3 +233,29 @@ def test_match_and_tournament_equal_cold_warm_and_on_two_processes(
                              str(out), "--jobs", jobs, "--json", xdg=xdg))
         assert entries(out / "cache"), "the contest keeps its compiled bots in its folder"
     assert all(run == runs[0] for run in runs)
+
+
+def test_a_region_another_process_kept_meanwhile_is_read_not_compiled(
+        fresh: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = reference()
+    play()
+    kept = {p: p.read_bytes() for p in entries(fresh) if p.name.endswith(".regions")}
+    for path in kept:
+        path.unlink()
+    forget()
+    program, _lines, _errors = check_bot(SOURCES[0], 4)
+    assert program is not None
+    compiled = compile.compile_turn(program.turns[0], 4, "versus", None)
+    assert all(p.function is None for p in compiled.parts)
+    for path, data in kept.items():  # another worker compiled them meanwhile
+        path.write_bytes(data)
+
+    def refuse(*args: object) -> str:
+        raise AssertionError("compiled, not read from the cache")
+
+    with monkeypatch.context() as m:
+        m.setattr(compile._RegionWriter, "source", refuse)
+        for part in compiled.parts:
+            compiled.compile(part)
+    assert any(p.function is not None for p in compiled.parts)
+    assert play() == expected
