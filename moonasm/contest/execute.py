@@ -30,6 +30,7 @@ from moonasm.contest.runner import GameRecord, play_batch, play_records
 
 BATCH = 100
 MIN_BATCH = 10
+AHEAD = 2  # batches a local worker holds: one it plays, one ready for when it is done
 
 
 @dataclass(frozen=True)
@@ -110,10 +111,11 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
     This process plays too: it has checked (and, from the cache, compiled) the bots already,
     while a worker must start Python and import moonasm first (about a third of a second),
     so a small contest is never slower than `--jobs 1`. A worker is given a batch only once
-    it has started (`_ready`), one batch at a time, the next as soon as it answers (from the
-    pool's own thread), and this process takes the rest from the other end; so when the
-    batches run out nothing waits on a worker still starting, or on a queue of batches a
-    worker has claimed but not begun."""
+    it has started (`_ready`), `AHEAD` batches at a time, the next as soon as one is answered
+    (from the pool's own thread: it must wait its turn for this busy process's GIL, so with a
+    single batch a worker idled between batches for about a third of its time), and this
+    process takes the rest from the other end; so when the batches run out nothing waits on
+    a worker still starting, and little on batches a worker has claimed."""
     import multiprocessing
     import queue
     import threading
@@ -146,6 +148,10 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
         answers.put(future)
         feed()
 
+    def started(_done: object) -> None:
+        for _ in range(AHEAD):
+            feed()
+
     # spawn: workers start from a clean interpreter, not a copy of a parent that may hold
     # threads (a progress bar) or large state, and are the contest's own children, so that
     # they can die with it (a forkserver's workers are the server's children, and the server
@@ -157,7 +163,7 @@ def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
     received = 0
     try:
         for _ in range(workers):
-            pool.submit(_ready).add_done_callback(feed)
+            pool.submit(_ready).add_done_callback(started)
         while True:
             while not answers.empty():  # the workers' answers so far, stored at once
                 answer = answers.get()
