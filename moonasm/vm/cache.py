@@ -11,10 +11,11 @@ tier: the first compile and the inlined second one), are kept on disk:
   folders through the environment (`MOONASM_CACHE_DIRS`), so a worker the contest starts
   reads what its parent checked and compiled. `MOONASM_CACHE=off` turns the cache off.
 * **Keyed by everything the entry depends on**: the source's text, the width, and a
-  *generation* — moonasm's version, the text of the modules that parse, check and compile
-  (a change to the code generator invalidates every entry) and the Python that made the
-  code objects (marshal is version-specific). A region's entry is further keyed by its turn,
-  the cost mode and the hacker, whose costs are baked into the generated code.
+  *generation* — moonasm's version, the text of the modules that make a checked program and
+  run generated code (moonasm's top modules, `lang/` and `vm/`: a change to the code
+  generator invalidates every entry) and the Python that made the code objects (marshal is
+  version-specific). A region's entry is further keyed by its turn, the cost mode and the
+  hacker, whose costs are baked into the generated code.
 * **What.** The checked program is pickled; regions are marshal'd code objects with their
   constants: loading one is a `marshal.loads`, no parsing or compiling of Python. Pickle and
   marshal run what they read, so entries are read only from a folder owned by this user
@@ -68,9 +69,10 @@ def generation() -> str:
         root = Path(moonasm.__file__).parent
         h = hashlib.sha256(f"{moonasm.__version__}\n{sys.implementation.cache_tag}\n"
                            f"{sys.version}\n".encode())
-        for path in sorted([root / "isa.py", *(root / "lang").glob("*.py"),
-                            root / "vm" / "compile.py", root / "vm" / "machine.py",
-                            Path(__file__)]):
+        # what a checked program is made of and what generated code runs against: the
+        # package's top modules (isa, diagnostics' spans, rules), lang/ and vm/
+        for path in sorted([*root.glob("*.py"), *(root / "lang").glob("*.py"),
+                            *(root / "vm").glob("*.py")]):
             h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
         _generation = h.hexdigest()[:24]
     return _generation
