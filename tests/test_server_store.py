@@ -98,8 +98,9 @@ def test_a_signal_stops_the_server_cleanly(tmp_path: Path, sig: int) -> None:
     played(directory, tokens, server)
     status, out, err = halt(server, sig)
     assert (status, out.splitlines()[-1:], err) == (0, ["stopped"], "")
-    assert sorted(p.name for p in directory.iterdir()) == ["contest.sqlite", "contest.toml",
-                                                            "optima.json", "serve.lock"]
+    assert sorted(p.name for p in directory.iterdir()) == ["cache", "contest.sqlite",
+                                                            "contest.toml", "optima.json",
+                                                            "serve.lock"]
     assert rows(directory / STORE, "PRAGMA integrity_check") == [("ok",)]
 
 

@@ -67,10 +67,12 @@ def main(args: argparse.Namespace) -> int:
 
     from moonasm.contest.hill import STORE, HillError
     from moonasm.contest.integrity import StoreError, damaged
+    from moonasm.vm import cache
 
     store = Path(args.dir) / STORE
     try:
-        return _challenge(args)
+        with cache.using(Path(args.dir) / "cache"):  # compiled bots, kept with the hill
+            return _challenge(args)
     except HillError as e:
         return fail_usage(str(e))
     except StoreError as e:

@@ -115,7 +115,10 @@ def main(args: argparse.Namespace) -> int:
             return _fail(str(e))
         if serving:
             _close(db)  # the app opens its own
-            return _serve(args, directory, contest)
+            from moonasm.vm import cache
+
+            with cache.using(directory / "cache"):  # compiled bots, kept with the contest
+                return _serve(args, directory, contest)
         try:
             return _manage(args, directory, contest, db)
         except sqlite3.Error as e:  # a full disk, a store locked beyond the timeout

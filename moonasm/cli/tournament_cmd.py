@@ -68,12 +68,14 @@ def main(args: argparse.Namespace) -> int:
 
     from moonasm.contest import execute
     from moonasm.contest.integrity import StoreError, damaged
+    from moonasm.vm import cache
 
     out = Path(args.out)
     path = out / STORE
     run = _Run(args, path)
     try:
-        return run.main()
+        with cache.using(out / "cache"):  # compiled bots, kept with the contest
+            return run.main()
     except KeyboardInterrupt:
         run.interrupted()
         raise

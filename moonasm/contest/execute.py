@@ -6,7 +6,9 @@ the results are the same whatever runs them; only the order in which batches com
 differs, and nothing downstream depends on it (the store and the standings sort by game).
 Batches of `BATCH` games keep the per-task cost (pickling, scheduling, process
 start-up) small beside the games themselves; a worker process keeps its checked and compiled
-bots between batches.
+bots between batches, and starts with them from the compiled-bot cache its parent filled
+(`moonasm.vm.cache`: the folders pass to workers in the environment). With local workers the
+contest's own process plays too (`_on_processes`).
 
 Local workers die with the contest that started them (`die_with_parent`): a tournament killed
 with SIGKILL must not leave processes playing on under PID 1. They ignore Ctrl-C, which the
@@ -28,6 +30,7 @@ from moonasm.contest.runner import GameRecord, play_batch, play_records
 
 BATCH = 100
 MIN_BATCH = 10
+AHEAD = 2  # batches a local worker holds: one it plays, one ready for when it is done
 
 
 @dataclass(frozen=True)
@@ -103,25 +106,90 @@ def batch_of(text: str) -> Batch:
 
 
 def _on_processes(payloads: list[str], jobs: int) -> Iterator[Batch]:
+    """Play the payloads here and on `jobs - 1` worker processes at once.
+
+    This process plays too: it has checked (and, from the cache, compiled) the bots already,
+    while a worker must start Python and import moonasm first (about a third of a second),
+    so a small contest is never slower than `--jobs 1`. A worker is given a batch only once
+    it has started (`_ready`), `AHEAD` batches at a time, the next as soon as one is answered
+    (from the pool's own thread: it must wait its turn for this busy process's GIL, so with a
+    single batch a worker idled between batches for about a third of its time), and this
+    process takes the rest from the other end; so when the batches run out nothing waits on
+    a worker still starting, and little on batches a worker has claimed."""
     import multiprocessing
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    import queue
+    import threading
+    from collections import deque
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    todo = deque(payloads)
+    answers: queue.SimpleQueue[Future[str] | None] = queue.SimpleQueue()
+    lock = threading.Lock()
+    submitted = 0  # batches given to workers (each answers once)
+    stopping = False
+
+    def feed(_done: object = None) -> None:
+        """A worker started or answered: give it the next batch (from the pool's thread)."""
+        nonlocal submitted
+        with lock:
+            if stopping or not todo:
+                return
+            text = todo.popleft()
+            submitted += 1
+        try:
+            pool.submit(play_batch, text).add_done_callback(answered)
+        except RuntimeError:  # the pool is shutting down: this process plays it
+            with lock:
+                todo.appendleft(text)
+                submitted -= 1
+            answers.put(None)  # wake this process if it waits for that answer
+
+    def answered(future: Future[str]) -> None:
+        answers.put(future)
+        feed()
+
+    def started(_done: object) -> None:
+        for _ in range(AHEAD):
+            feed()
 
     # spawn: workers start from a clean interpreter, not a copy of a parent that may hold
     # threads (a progress bar) or large state, and are the contest's own children, so that
     # they can die with it (a forkserver's workers are the server's children, and the server
     # outlives a killed parent).
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=min(jobs, len(payloads)), mp_context=context,
-                             initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
-        pending = {pool.submit(play_batch, text) for text in payloads}
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield batch_of(future.result())
-        finally:
-            for future in pending:
-                future.cancel()
+    workers = min(jobs - 1, len(payloads) - 1)
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=context,
+                               initializer=die_with_parent, initargs=(os.getpid(),))
+    received = 0
+    try:
+        for _ in range(workers):
+            pool.submit(_ready).add_done_callback(started)
+        while True:
+            while not answers.empty():  # the workers' answers so far, stored at once
+                answer = answers.get()
+                if answer is not None:
+                    received += 1
+                    yield batch_of(answer.result())
+            with lock:
+                text = todo.pop() if todo else None
+                expected = submitted
+            if text is not None:
+                yield Batch(*play_records(text))
+            elif received < expected:
+                answer = answers.get()
+                if answer is not None:
+                    received += 1
+                    yield batch_of(answer.result())
+            else:
+                break
+    finally:
+        with lock:
+            stopping = True
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _ready() -> None:
+    """A worker's first task: nothing; its answer says the worker has started."""
 
 
 def _on_dask(payloads: list[str], client: Any) -> Iterator[Batch]:

@@ -11,7 +11,8 @@ Bots are checked and compiled once per process, not per game: `program_of` keeps
 program by (entrant key, width) — the contest's own process is given the programs its
 entrants were checked into (`remember`) — and the compiled form of its turn is cached against
 the program by the VM, so a worker that plays a thousand games of the same bots compiles them
-once.
+once. Both come from the compiled-bot cache when an earlier process made them
+(`moonasm.vm.cache`, through `check_bot`), so a fresh worker plays at full speed at once.
 """
 
 from __future__ import annotations

@@ -29,10 +29,22 @@ class Invalid:
     errors: list[Diagnostic]
 
 
-def check_bot(text: str, bits: int) -> tuple[Program | None, list[str], list[Diagnostic]]:
-    """Check `text` as a bot for a `bits`-wide game: (program or None, lines, errors)."""
+def check_bot(text: str, bits: int, *, cached: bool = True,
+              ) -> tuple[Program | None, list[str], list[Diagnostic]]:
+    """Check `text` as a bot for a `bits`-wide game: (program or None, lines, errors).
+
+    A valid bot is taken from, or kept in, the compiled-bot cache (`moonasm.vm.cache`) unless
+    `cached` is False (a throwaway check: tests' and the server's submissions)."""
+    from moonasm.vm import cache
+
+    if cached:
+        program = cache.load_program(text, bits)
+        if program is not None:
+            return program, program.lines, []
     parsed = parse(text)
     result = check(parsed, bot=True, given=given(bits=bits))
+    if cached and result.program is not None:
+        cache.store_program(text, bits, result.program)
     return result.program, parsed.lines, result.errors
 
 
@@ -51,8 +63,9 @@ def load_bot(file: str, data: bytes, bits: int) -> Bot | Invalid:
 
 
 def bot(text: str, bits: int = 4) -> Program:
-    """A checked bot from source text; raises ValueError with the diagnostics (tests, tools)."""
-    program, lines, errors = check_bot(text, bits)
+    """A checked bot from source text; raises ValueError with the diagnostics (tests, tools).
+    Not cached: tests make thousands of throwaway bots."""
+    program, lines, errors = check_bot(text, bits, cached=False)
     if program is None:
         raise ValueError("\n".join(d.render("<bot>", lines) for d in errors))
     return program
@@ -66,7 +79,7 @@ def submitted(data: bytes, bits: int, file: str,
     --json` lists them and as `moonasm check` prints them, source line and caret (both empty
     when it is valid). `name_rule` is the host's rule for names (why a name is refused, or
     None): a `.name` it refuses is a diagnostic at that directive's line."""
-    program, lines, errors = check_bot(decode(data), bits)
+    program, lines, errors = check_bot(decode(data), bits, cached=False)
     name = None if program is None else program.config.name
     if program is not None and name is not None and name_rule is not None:
         problem = name_rule(name)
