@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from moonasm.game import tables
-from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, cards
+from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, card, cards
 from moonasm.game.options import GameOptions
 
 CardSpec = Card | str | int
@@ -98,8 +98,8 @@ def deal_versus(options: GameOptions, seed: int,
                 given: Sequence[CardSpec] | None = None) -> list[Card]:
     """A competitive deck in draw order: the 16 goal cards, the 2 BUG cards and, with events
     on, the 17 event cards, shuffled (or `given` as is)."""
-    if given is not None:
-        return cards(given)
+    if given is not None:  # (a logged game's own deal: cards already)
+        return [c if c.__class__ is Card else card(c) for c in given]
     dealt = list(GOAL_CARDS) + [BUG] * tables.VERSUS_BUGS
     if options.events:
         dealt += list(EVENT_CARDS)

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from moonasm import isa
-from moonasm.game import events as ev
 from moonasm.game import tables
 from moonasm.game.cards import BUG_KIND, EVENT, GOAL, combine
 from moonasm.game.deck import CardSpec, Deck, deal_coop, deal_versus
@@ -95,7 +94,8 @@ class CoopRules(Rules):
         for register, c in zip(registers, initial, strict=True):
             value = int(c.value or 0) & m.mask  # (decision) one card per initial value
             m.regs[isa.REGISTERS.index(register)] = value
-            g.emit(ev.Draw(None, GOAL, value, None, register))
+            if g.on_event is not None:
+                g.on_event(g.make.Draw(None, GOAL, value, None, register))
         if g.options.level(1) == "hacker":
             m.regs[0] = tables.COOP_HACKER_A
         g.dealt = (*initial, *rest)
@@ -104,7 +104,7 @@ class CoopRules(Rules):
         self.show_goal()
         if g.on_event is not None:
             pending = self.pending_goals()
-            g.on_event(ev.Setup(tuple(m.regs), len(g.state.deck),
+            g.on_event(g.make.Setup(tuple(m.regs), len(g.state.deck),
                                 tuple(p.goal for p in pending), g.state.bugs,
                                 slots=tuple(p.slot for p in pending)))
         if not g.state.finished:
@@ -252,9 +252,9 @@ class VersusRules(Rules):
             self.draw_goal(seat)
         if g.on_event is not None:
             st = g.state
-            g.on_event(ev.Setup(tuple(g.machine.regs), len(st.deck), (), st.bugs,
-                                goals=tuple(st.goal_values[s] for s in seats),
-                                hack_tokens=tuple(st.hack_tokens[s] for s in seats)))
+            g.on_event(g.make.Setup(tuple(g.machine.regs), len(st.deck), (), st.bugs,
+                                    goals=tuple(st.goal_values[s] for s in seats),
+                                    hack_tokens=tuple(st.hack_tokens[s] for s in seats)))
 
     def goal_of(self, seat: int) -> int | None:
         return self.game.state.goal_values.get(seat)
@@ -273,12 +273,12 @@ class VersusRules(Rules):
         deck = st.deck
         per_goal = g.per_goal
         m = g.machine
-        emit = g.on_event
+        emit, draw = g.on_event, g.make.Draw
         got: list[int] = []
         while deck:  # Game.draw, inlined: a competitive game draws at every solve
             card = deck.pop()
             if emit is not None:
-                emit(ev.Draw(seat, card.kind, card.value, card.name))
+                emit(draw(seat, card.kind, card.value, card.name))
             kind = card.kind
             if kind == GOAL:
                 got.append(card.value or 0)
@@ -331,7 +331,8 @@ class VersusRules(Rules):
         tokens = g.machine.hack_tokens  # what TOKENS reads
         tokens[seat], tokens[target] = st.hack_tokens[seat], st.hack_tokens[target]
         g.machine.shown[target] = goal
-        g.emit(ev.Hack(seat, target, goal))
+        if g.on_event is not None:
+            g.on_event(g.make.Hack(seat, target, goal))
 
     def end_round(self) -> None:
         st = self.game.state
