@@ -31,8 +31,12 @@ class Deck(list[Card]):
 
     def __init__(self, draw_order: Sequence[Card]):
         super().__init__(draw_order[::-1])
-        kinds = list(map(_KIND, self))  # bottom first
-        self.last_goal = kinds.index(GOAL) if GOAL in kinds else len(kinds)
+        for below, bottom in enumerate(self):  # from the bottom: most decks end on a goal card
+            if bottom.kind == GOAL:
+                self.last_goal = below
+                break
+        else:
+            self.last_goal = len(self)
 
     def goals_left(self) -> bool:
         return len(self) > self.last_goal

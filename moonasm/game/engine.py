@@ -128,7 +128,8 @@ class Game:
         if options.hackers:
             m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
         m.extras = options.extras
-        if options.extras == "tokens":  # the only setting that counts them
+        self._tokens = options.extras == "tokens"  # the only setting that counts them
+        if self._tokens:
             m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
                         for s in range(1, self.players + 1)}
         self.machine = m
@@ -182,7 +183,7 @@ class Game:
         st = self.state
         st.scores[seat] += 1
         self.machine.scores[seat] = st.scores[seat]  # what SCOREn reads
-        if self.options.extras == "tokens":
+        if self._tokens:
             # (decision) every card of a solved goal grants its extra operation
             for v in values:
                 self.machine.tokens[seat][GOAL_CARDS[v].extra or ""] += 1
@@ -349,7 +350,7 @@ class Game:
         if self.steps:
             hooks = Hooks(solved=rules.solved, hack=self._hack, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
-        runner, max_steps = self.runner, self.options.max_steps
+        runner, max_steps, players = self.runner, self.options.max_steps, self.players
         while not st.finished:
             seat = st.seat
             if self._open_turn(seat):
@@ -363,7 +364,10 @@ class Game:
                             on_fault(seat, outcome.fault)
                 if emit is not None:
                     emit(end_turn(seat, steps))
-            self._pass_turn()
+            if seat < players and not st.finished:
+                st.seat = seat + 1  # (`_pass_turn` within a round)
+            else:
+                self._pass_turn()
             if after_turn is not None:
                 after_turn()
         return self.result()

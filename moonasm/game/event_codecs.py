@@ -265,8 +265,9 @@ def list_of(codec: Codec, what: str) -> Codec:
     elif expr == "_quoted({v})":
         line = ("%s", "_texts({v})")
     else:
-        item = _as_text(conv, expr).replace("{v}", "_x")
-        line = ("%s", f'("[" + ",".join([{item} for _x in {{v}}]) + "]")')
+        item = _as_text(conv, expr).replace("{v}", "_x")  # (an empty list without the loop:
+        # a competitive game's every round ends with no pending goals)
+        line = ("%s", f'("[" + ",".join([{item} for _x in {{v}}]) + "]" if {{v}} else "[]")')
     each_json = None if codec.json is None else codec.json.replace("{v}", "_x")
     each_read = None if codec.read is None else codec.read.replace("{v}", "_x")
     return Codec(what, lambda v: isinstance(v, list) and all(codec.check(x) for x in v), line,

@@ -99,7 +99,7 @@ def header_line(options: GameOptions, players: list[dict[str, Any]], seed: int,
         kept = _kept_config = (options, len(players),
                                dumps(game_options.to_json(options, len(players))))
     return _HEADER % (VERSION, seed, kept[2], dumps(os.getcwd() if cwd is None else cwd),
-                      dumps([str(card) for card in deal]), dumps(players))
+                      dumps([card.text for card in deal]), dumps(players))
 
 
 # How long events may wait in memory before they are written: a running game reaches its log

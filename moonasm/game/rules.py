@@ -273,12 +273,12 @@ class VersusRules(Rules):
         deck = st.deck
         per_goal = g.per_goal
         m = g.machine
-        emit, draw = g.on_event, g.make.Draw
+        emit = g.on_event
         got: list[int] = []
         while deck:  # Game.draw, inlined: a competitive game draws at every solve
             card = deck.pop()
             if emit is not None:
-                emit(draw(seat, card.kind, card.value, card.name))
+                emit(g.make.Draw(seat, card.kind, card.value, card.name))
             kind = card.kind
             if kind == GOAL:
                 got.append(card.value or 0)
