@@ -6,7 +6,9 @@ through `play` / `play_bot_turn`; the REPL drives a human turn statement by stat
 `begin_turn`, `run` and `end_turn`. Everything that happens is reported to `on_event` as a
 typed event of `moonasm.game.events` (their JSON is the game log's), which
 `moonasm.game.table.TableState` applies for every view. Events are built only when there
-is a sink: an unlogged game pays nothing for them.
+is a sink: an unlogged game pays nothing for them; a log writer's sink (`lines`) is given
+each event's log line instead, made by `line_of` from the same values without the event
+(`Game.make` is how every event is made: `events.EVENTS` or `events.LINES`).
 
 Determinism (spec §5): one `random.Random(seed)` (`Game(..., seed=S)`; the seed is not a game
 option) is the game's only source of chance, used
