@@ -38,6 +38,7 @@ Choices where the spec is silent (the modes' own are in `moonasm.game.rules`):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -138,7 +139,9 @@ class Game:
         self.state = GameState.new(Deck(()), self.players)
         self.dealt: tuple[Card, ...] = ()
         self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
-        self._hooks = Hooks(solved=self.rules.solved, hack=self._hack)
+        # (the rules' methods, not the game's: the game holds these hooks, and a finished
+        # game's rules hold it weakly, so that nothing refers back to it; see _send_result)
+        self._hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting)
         self.rules.deal(deck)
         m.deck = len(self.state.deck)  # what DECK reads (each draw keeps it)
         if self.state.finished:
@@ -199,11 +202,6 @@ class Game:
         m = self.machine
         m.goal = m.target = None
 
-    # -- solving (`Rules.solved`, the machine's hook) and hacking ---------------------------
-
-    def _hack(self, target: int) -> None:
-        self.rules.hack(self.state.seat, target)
-
     # -- turns -------------------------------------------------------------------------------
 
     def power_for(self, seat: int) -> int:
@@ -256,7 +254,8 @@ class Game:
             return TurnOutcome(0, stopped=True)
         hooks = self._hooks
         if trace is not None or self.steps:
-            hooks = Hooks(solved=self.rules.solved, hack=self._hack, trace=self._tracer(trace))
+            hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting,
+                          trace=self._tracer(trace))
         outcome = self.runner(m, turn, hooks, self.options.max_steps)
         st.turn_steps += outcome.steps
         if outcome.fault is not None:
@@ -319,6 +318,12 @@ class Game:
         st = self.state
         if not st.result_sent:
             st.result_sent = True
+            # The game is over: its rules refer back to it weakly from now on, so a finished
+            # game nobody holds is freed at once. (The game and its rules refer to each other;
+            # games left to the cyclic collector cost ~4 us each in its collections, the lean
+            # engine none: benchmarks/bench_game.py.) A game undone past its end (the REPL's
+            # `restore`) plays on through the same, live, game.
+            self.rules.game = weakref.proxy(self)
             if self.on_event is not None:
                 self.on_event(self.make.Result(
                     str(st.outcome), st.round, tuple(self.winners()),
@@ -350,7 +355,7 @@ class Game:
         emit, end_turn = self.on_event, self.make.EndTurn
         hooks = self._hooks
         if self.steps:
-            hooks = Hooks(solved=rules.solved, hack=self._hack, trace=self._tracer(None))
+            hooks = Hooks(solved=rules.solved, hack=rules.hack_acting, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
         runner, max_steps, players = self.runner, self.options.max_steps, self.players
         while not st.finished:

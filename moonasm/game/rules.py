@@ -68,6 +68,10 @@ class Rules:
         ends the turn: the game is over, or the seat has no goal left to work on."""
         raise NotImplementedError
 
+    def hack_acting(self, target: int) -> None:
+        """`Hooks.hack`: `HACK target` by the acting seat."""
+        self.hack(self.game.state.seat, target)
+
     def hack(self, seat: int, target: int) -> None:
         """`HACK target` by `seat` (raises ProtectionFault where it is refused)."""
         raise ProtectionFault("HACK is for competitive games; a cooperative game has no "
