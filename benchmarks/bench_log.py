@@ -1,12 +1,12 @@
-"""What recording a game costs (issue 8: at most 1.5× an unlogged game, and a looping bot's
-37-round game logged in under 1 MB).
+"""What recording a game costs (issues 8 and 27: at most 1.5× an unlogged game, and a looping
+bot's 37-round game logged in under 1 MB).
 
 `run()` returns (figure, value, baseline name, baseline value, unit) rows:
 
 * two-player competitive games per second of CPU time (median of five runs) between builder
   and hoarder (examples/bots/), each written as `moonasm play --log` writes it (header, every
-  event serialised, version 2) to memory; the baseline is the same games unlogged, in the
-  same run;
+  event's line, version 2: `start_logged`, the game making lines, not events) to memory; the
+  baseline is the same games unlogged, in the same run;
 * the same with the version 1 log (every statement traced on the interpreter and
   serialised), against the same unlogged baseline: what logging cost before;
 * the size of the log of a bot that thinks all turn (`l: CMP A, GOAL / JNE l`, 10,000 steps

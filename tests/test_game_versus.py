@@ -212,3 +212,24 @@ def test_driving_the_turns_the_wrong_way_is_an_error():
     g.begin_turn()
     with pytest.raises(GameError):
         g.begin_turn()
+
+
+def test_a_finished_game_is_freed_without_the_cycle_collector():
+    """A finished game's rules refer back to it weakly (`Game._send_result`): dropped, it is
+    freed at once, not left to the cyclic collector (issue 27: ~4 us a game in its
+    collections); until then it answers as before, in both modes."""
+    import gc
+    import weakref
+
+    for mode in ("versus", "coop"):
+        game = Game(GameOptions(mode=mode, max_rounds=30), ["a", "b"], seed=3)
+        game.play([COUNTER, COUNTER])
+        assert game.finished
+        assert [s.goal for s in game.seats] == [game.goal_of(1), game.goal_of(2)]
+        ref = weakref.ref(game)
+        gc.disable()
+        try:
+            del game
+            assert ref() is None
+        finally:
+            gc.enable()

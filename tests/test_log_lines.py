@@ -1,8 +1,9 @@
-"""A log line is written straight from its event (`event.to_line()`, issue 8: logging must
-cost at most 1.5x an unlogged game) and must be exactly the bytes the event's JSON object
-encodes to: `json.dumps(event.to_json(), ensure_ascii=True, separators=(",", ":"))`, in
-games of every mode, width and option, and for any text a name, message, statement or
-reason can hold (non-ASCII, quotes, backslashes, control characters, lone surrogates).
+"""A log line is written straight from its event (`event.to_line()`, or `line_of` its fields
+without the event; issues 8 and 27: logging must cost at most 1.5x an unlogged game) and must
+be exactly the bytes the event's JSON object encodes to: `json.dumps(event.to_json(),
+ensure_ascii=True, separators=(",", ":"))`, in games of every mode, width and option, and for
+any text a name, message, statement or reason can hold (non-ASCII, quotes, backslashes,
+control characters, lone surrogates).
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from hypothesis import strategies as st
 from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game.bots import bot
+from moonasm.game.deck import deal
 from moonasm.game.engine import Game, GameOptions
 from moonasm.game.log_schema import EVENTS, EventChecker, LogError
-from moonasm.game.log_write import LogWriter, dumps, header, start_logged
+from moonasm.game.log_write import LogWriter, dumps, header, header_line, start_logged
 from moonasm.lang.check import Program
 
 BOTS = Path(__file__).resolve().parent.parent / "examples" / "bots"
@@ -74,6 +76,11 @@ def test_every_line_of_a_game_is_its_events_json(
     assert played and isinstance(played[-1], ev.Result)
     for event in played:
         assert event.to_line() == encoded(event)
+    # a game given a line sink writes the same lines without making the events
+    lines: list[str] = []
+    Game(options, players, lines=lines.append, seed=seed, steps=steps).play(
+        [PROGRAMS[s] for s in seats])
+    assert lines == [encoded(e) for e in played]
 
     # and the writer's output is the header and those lines, as `write` would give them
     head = header(options, [{"seat": i, "name": n, "file": f"{n}.masm", "sha256": "0" * 64}
@@ -87,6 +94,9 @@ def test_every_line_of_a_game_is_its_events_json(
     assert fast.getvalue() == slow.getvalue()
     assert fast.getvalue().splitlines() == [dumps(head)] + [encoded(e) for e in played]
     assert fast.getvalue().isascii()
+    # the header's line written from its parts is the header object's
+    assert header_line(options, head["players"], seed, None,
+                       deal(options, len(players), seed)) == dumps(head)
 
 
 def test_the_games_cover_every_kind_of_event() -> None:
@@ -167,6 +177,9 @@ OPT = st.one_of(st.none(), st.integers(1, 99))
 def test_any_event_writes_its_json_byte_for_byte(event: ev.AnyEvent) -> None:
     assert event.to_line() == encoded(event)
     assert event.to_line().isascii()
+    if not isinstance(event, ev.Unknown):  # and `line_of` its fields writes the same
+        values = [getattr(event, f.name) for f in dataclasses.fields(event)]
+        assert type(event).line_of(*values) == encoded(event)
 
 
 def test_the_writer_writes_whole_turns_as_the_game_goes() -> None:

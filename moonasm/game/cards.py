@@ -8,7 +8,7 @@ card drawn of a pair is the *left* card (the high bits), the second the *right* 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 GOAL, BUG_KIND, EVENT = "goal", "bug", "event"
 
@@ -30,13 +30,16 @@ class Card:
     kind: str  # "goal" | "bug" | "event"
     value: int | None = None  # goal cards: 0-15
     name: str | None = None  # event cards: "RESET A", "ERROR ROL", "OK", ...
+    # `str(card)`, made once: a log header writes every card of the deal
+    text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = str(self.value) if self.kind == GOAL else "BUG" if self.kind == BUG_KIND else \
+            str(self.name)
+        object.__setattr__(self, "text", text)
 
     def __str__(self) -> str:
-        if self.kind == GOAL:
-            return str(self.value)
-        if self.kind == BUG_KIND:
-            return "BUG"
-        return str(self.name)
+        return self.text
 
     @property
     def extra(self) -> str | None:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 
 from moonasm.game import tables
-from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, cards
+from moonasm.game.cards import BUG, EVENT_CARDS, GOAL, GOAL_CARDS, Card, card, cards
 from moonasm.game.options import GameOptions
 
 CardSpec = Card | str | int
@@ -31,8 +31,12 @@ class Deck(list[Card]):
 
     def __init__(self, draw_order: Sequence[Card]):
         super().__init__(draw_order[::-1])
-        kinds = list(map(_KIND, self))  # bottom first
-        self.last_goal = kinds.index(GOAL) if GOAL in kinds else len(kinds)
+        for below, bottom in enumerate(self):  # from the bottom: most decks end on a goal card
+            if bottom.kind == GOAL:
+                self.last_goal = below
+                break
+        else:
+            self.last_goal = len(self)
 
     def goals_left(self) -> bool:
         return len(self) > self.last_goal
@@ -98,8 +102,8 @@ def deal_versus(options: GameOptions, seed: int,
                 given: Sequence[CardSpec] | None = None) -> list[Card]:
     """A competitive deck in draw order: the 16 goal cards, the 2 BUG cards and, with events
     on, the 17 event cards, shuffled (or `given` as is)."""
-    if given is not None:
-        return cards(given)
+    if given is not None:  # (a logged game's own deal: cards already)
+        return [c if c.__class__ is Card else card(c) for c in given]
     dealt = list(GOAL_CARDS) + [BUG] * tables.VERSUS_BUGS
     if options.events:
         dealt += list(EVENT_CARDS)

@@ -6,7 +6,9 @@ through `play` / `play_bot_turn`; the REPL drives a human turn statement by stat
 `begin_turn`, `run` and `end_turn`. Everything that happens is reported to `on_event` as a
 typed event of `moonasm.game.events` (their JSON is the game log's), which
 `moonasm.game.table.TableState` applies for every view. Events are built only when there
-is a sink: an unlogged game pays nothing for them.
+is a sink: an unlogged game pays nothing for them; a log writer's sink (`lines`) is given
+each event's log line instead, made by `line_of` from the same values without the event
+(`Game.make` is how every event is made: `events.EVENTS` or `events.LINES`).
 
 Determinism (spec §5): one `random.Random(seed)` (`Game(..., seed=S)`; the seed is not a game
 option) is the game's only source of chance, used
@@ -36,6 +38,7 @@ Choices where the spec is silent (the modes' own are in `moonasm.game.rules`):
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -59,6 +62,7 @@ __all__ = ["EXTRAS", "GAME_WIDTHS", "MODES", "Game", "GameError", "GameOptions",
            "SeatState"]
 
 EventSink = Callable[[ev.GameEvent], None]
+LineSink = Callable[[str], None]
 Trace = Callable[["Stmt", int, Machine], None]
 
 
@@ -92,11 +96,14 @@ class Game:
     def __init__(self, options: GameOptions, names: list[str],
                  on_event: EventSink | None = None, *, seed: int = 0,
                  deck: Sequence[CardSpec] | None = None,
-                 steps: bool | None = None, interpreter: bool = False):
+                 steps: bool | None = None, interpreter: bool = False,
+                 lines: LineSink | None = None):
         """Deal the setup at once, from the deck `seed` shuffles, reporting it to `on_event`.
 
+        `lines`, instead of `on_event`, is given each event's log line (`event.to_line()`,
+        made by `line_of` without making the event: what a log writer keeps).
         `steps` asks for a `Step` event per executed statement (it makes bots run on the
-        reference interpreter); by default it is on exactly when `on_event` is given.
+        reference interpreter); by default it is on exactly when a sink is given.
         `interpreter` runs every statement on the reference interpreter even without steps
         (the differential tests play each game both ways and compare the events).
         `deck` replaces the shuffled deck (tests; see the module docstring).
@@ -104,12 +111,16 @@ class Game:
         problems = options.problems(len(names))
         if problems:
             raise ValueError("; ".join(problems))
+        if on_event is not None and lines is not None:
+            raise ValueError("a game reports its events or their lines, not both")
         self.options = options
         self.seed = seed
         self.names = list(names)
         self.players = len(names)
-        self.on_event = on_event
-        self.steps = on_event is not None if steps is None else steps
+        # the sink, and how it is given each event (`make.Turn(...)`: the event or its line)
+        self.on_event: Callable[[Any], None] | None = on_event if lines is None else lines
+        self.make: Any = ev.EVENTS if lines is None else ev.LINES
+        self.steps = self.on_event is not None if steps is None else steps
         # how a bot's turn runs (a view may trace it its own way: moonasm.vm.folded)
         self.runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = \
             interpret_turn if interpreter else run_turn
@@ -120,24 +131,23 @@ class Game:
         if options.hackers:
             m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
         m.extras = options.extras
-        if options.extras == "tokens":  # the only setting that counts them
+        self._tokens = options.extras == "tokens"  # the only setting that counts them
+        if self._tokens:
             m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
                         for s in range(1, self.players + 1)}
         self.machine = m
         self.state = GameState.new(Deck(()), self.players)
         self.dealt: tuple[Card, ...] = ()
         self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
-        self._hooks = Hooks(solved=self.rules.solved, hack=self._hack)
+        # (the rules' methods, not the game's: the game holds these hooks, and a finished
+        # game's rules hold it weakly, so that nothing refers back to it; see _send_result)
+        self._hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting)
         self.rules.deal(deck)
         m.deck = len(self.state.deck)  # what DECK reads (each draw keeps it)
         if self.state.finished:
             self._send_result()
 
     # -- what both modes share: events, drawing, event cards, crediting, finishing ----------
-
-    def emit(self, event: ev.GameEvent) -> None:
-        if self.on_event is not None:
-            self.on_event(event)
 
     def _ram(self) -> tuple[int, ...]:
         return tuple(self.machine.ram[1:self.players + 1])
@@ -148,7 +158,7 @@ class Game:
         card = deck.pop()
         self.machine.deck = len(deck)  # what DECK reads
         if self.on_event is not None:
-            self.on_event(ev.Draw(seat, card.kind, card.value, card.name))
+            self.on_event(self.make.Draw(seat, card.kind, card.value, card.name))
         return card
 
     def resolve_event(self, card: Card) -> None:
@@ -171,19 +181,19 @@ class Game:
         elif errors:  # OK: repairs the oldest active error (decision)
             m.disabled.discard(errors.pop(0))
         if self.on_event is not None:
-            self.on_event(ev.CardEvent(name, tuple(m.regs), tuple(errors)))
+            self.on_event(self.make.CardEvent(name, tuple(m.regs), tuple(errors)))
 
     def credit(self, seat: int, goal: int, values: list[int]) -> None:
         """`seat` solved `goal` (made of the cards `values`): score, extra tokens, event."""
         st = self.state
         st.scores[seat] += 1
         self.machine.scores[seat] = st.scores[seat]  # what SCOREn reads
-        if self.options.extras == "tokens":
+        if self._tokens:
             # (decision) every card of a solved goal grants its extra operation
             for v in values:
                 self.machine.tokens[seat][GOAL_CARDS[v].extra or ""] += 1
         if self.on_event is not None:
-            self.on_event(ev.Solved(seat, goal, st.scores[seat], tuple(values)))
+            self.on_event(self.make.Solved(seat, goal, st.scores[seat], tuple(values)))
 
     def finish(self, outcome: str) -> None:
         st = self.state
@@ -191,11 +201,6 @@ class Game:
         st.outcome = outcome
         m = self.machine
         m.goal = m.target = None
-
-    # -- solving (`Rules.solved`, the machine's hook) and hacking ---------------------------
-
-    def _hack(self, target: int) -> None:
-        self.rules.hack(self.state.seat, target)
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -228,14 +233,14 @@ class Game:
         self.rules.show_goal()
         if m.goal is None:
             if self.on_event is not None:
-                self.on_event(ev.Skip(st.round, seat, "no goal"))
+                self.on_event(self.make.Skip(st.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self._power_per_seat[seat])
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
         if self.on_event is not None:
-            self.on_event(ev.Turn(st.round, seat, power_or_none(m.power), m.goal, tuple(m.regs),
-                                  self._ram()))
+            self.on_event(self.make.Turn(st.round, seat, power_or_none(m.power), m.goal,
+                                         tuple(m.regs), tuple(m.ram[1:self.players + 1])))
         return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
@@ -249,7 +254,8 @@ class Game:
             return TurnOutcome(0, stopped=True)
         hooks = self._hooks
         if trace is not None or self.steps:
-            hooks = Hooks(solved=self.rules.solved, hack=self._hack, trace=self._tracer(trace))
+            hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting,
+                          trace=self._tracer(trace))
         outcome = self.runner(m, turn, hooks, self.options.max_steps)
         st.turn_steps += outcome.steps
         if outcome.fault is not None:
@@ -260,15 +266,16 @@ class Game:
         """A turn of `seat` ended in `fault`: counted, and the `Fault` event."""
         self.state.faults[seat] += 1
         if self.on_event is not None:
-            self.on_event(ev.Fault.of(seat, fault))
+            self.on_event(self.make.Fault(seat, *ev.fault_fields(fault)))
 
     def _tracer(self, trace: Trace | None) -> Trace:
         sink = self.on_event if self.steps else None
+        make = self.make.Step
 
         def step(stmt: Stmt, cost: int, m: Machine) -> None:
             if sink is not None:
-                sink(ev.Step(m.player, stmt.line, stmt.text, cost, power_or_none(m.power),
-                             tuple(m.regs), self._ram()))
+                sink(make(m.player, stmt.line, stmt.text, cost, power_or_none(m.power),
+                          tuple(m.regs), self._ram()))
             if trace is not None:
                 trace(stmt, cost, m)
 
@@ -281,7 +288,7 @@ class Game:
         if st.turn_open:
             st.turn_open = False
             if self.on_event is not None:
-                self.on_event(ev.EndTurn(st.seat, st.turn_steps))
+                self.on_event(self.make.EndTurn(st.seat, st.turn_steps))
         self._pass_turn()
 
     def _pass_turn(self) -> None:
@@ -303,16 +310,22 @@ class Game:
         self.rules.end_round()
         if self.on_event is not None:
             st = self.state
-            self.on_event(ev.RoundEnd(
-                st.round, tuple(ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals),
-                st.bugs, len(st.deck)))
+            pending = () if not self._queue else tuple(  # (a competitive game has no queue)
+                [ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals])
+            self.on_event(self.make.RoundEnd(st.round, pending, st.bugs, len(st.deck)))
 
     def _send_result(self) -> None:
         st = self.state
         if not st.result_sent:
             st.result_sent = True
+            # The game is over: its rules refer back to it weakly from now on, so a finished
+            # game nobody holds is freed at once. (The game and its rules refer to each other;
+            # games left to the cyclic collector cost ~4 us each in its collections, the lean
+            # engine none: benchmarks/bench_game.py.) A game undone past its end (the REPL's
+            # `restore`) plays on through the same, live, game.
+            self.rules.game = weakref.proxy(self)
             if self.on_event is not None:
-                self.on_event(ev.Result(
+                self.on_event(self.make.Result(
                     str(st.outcome), st.round, tuple(self.winners()),
                     tuple(ev.PlayerResult(s, self.names[s - 1], st.scores[s], st.faults[s])
                           for s in range(1, self.players + 1))))
@@ -339,12 +352,12 @@ class Game:
         st, m, rules = self.state, self.machine, self.rules
         if st.turn_open:
             raise GameError("a turn is open; play() plays whole turns")
-        emit = self.on_event
+        emit, end_turn = self.on_event, self.make.EndTurn
         hooks = self._hooks
         if self.steps:
-            hooks = Hooks(solved=rules.solved, hack=self._hack, trace=self._tracer(None))
+            hooks = Hooks(solved=rules.solved, hack=rules.hack_acting, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
-        runner, max_steps = self.runner, self.options.max_steps
+        runner, max_steps, players = self.runner, self.options.max_steps, self.players
         while not st.finished:
             seat = st.seat
             if self._open_turn(seat):
@@ -357,8 +370,11 @@ class Game:
                         if on_fault is not None:
                             on_fault(seat, outcome.fault)
                 if emit is not None:
-                    emit(ev.EndTurn(seat, steps))
-            self._pass_turn()
+                    emit(end_turn(seat, steps))
+            if seat < players and not st.finished:
+                st.seat = seat + 1  # (`_pass_turn` within a round)
+            else:
+                self._pass_turn()
             if after_turn is not None:
                 after_turn()
         return self.result()

@@ -1,7 +1,8 @@
 """How each field of an event is held, written and read: one `Codec` per kind of value.
 
 An event (`moonasm.game.events`) declares its fields with `wire(codec)`; from that list alone
-`derive` generates the event's `to_json`, `to_line`, `from_json` and a fast `__init__`, and
+`derive` generates the event's `to_json`, `to_line` (and `line_of`, the same line from the
+fields without the event), `from_json` and a fast `__init__`, and
 `moonasm.game.log_schema` checks a log's lines. A codec therefore carries everything a field
 needs: the check a JSON value must pass and how that is said in a message (`what`), whether
 the value must fit the game (a seat of the table, a value of its width), and source snippets
@@ -11,7 +12,7 @@ about two fifths of what logging a game costs (benchmarks/bench_log.py).
 
 The snippets are Python expressions over `{v}` (the field's value); the names they call are
 in `NAMES`. `line` is a pair (`%` conversion, expression): `("%d", "{v}")` for a whole number,
-`("%s", "_text({v})")` for anything written by a helper. What they write is
+`("%s", "_halves_text({v})")` for anything written by a helper. What they write is
 `json.dumps(..., ensure_ascii=True, separators=(",", ":"))` byte for byte (a property test
 over many games and random events checks it).
 """
@@ -21,7 +22,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from json.encoder import encode_basestring_ascii as _quoted
 from typing import TYPE_CHECKING, Any, Self
@@ -109,19 +110,26 @@ def _halves(number: float | None) -> int | None:
 
 
 def _halves_text(halves: float | None) -> str:
-    """`json.dumps(halves_number(halves))` in one call (a turn's power is in every turn line)."""
+    """`json.dumps(halves_number(halves))` in one call (a turn's power is in every turn line):
+    a game's powers and costs are looked up."""
+    text = _HALVES_TEXT.get(halves)
+    if text is not None:
+        return text
     if halves is None or halves >= math.inf:
         return "null"
     whole = int(halves)
     return str(whole // 2) if whole % 2 == 0 else repr(whole / 2)
 
 
-def _text(value: str | None) -> str:
-    return "null" if value is None else _quoted(value)
+# Halves as `_halves_text` writes them, for the amounts a game has (keyed by the int).
+_HALVES_TEXT: dict[float | None, str] = {
+    h: str(h // 2) if h % 2 == 0 else repr(h / 2) for h in range(64)}
 
 
-def _numbers(values: Iterable[float | None]) -> str:
-    return "[" + ",".join(["null" if v is None else repr(v) for v in values]) + "]"
+def _numbers(values: Sequence[float | None]) -> str:
+    if None in values:
+        return "[" + ",".join(["null" if v is None else repr(v) for v in values]) + "]"
+    return "[" + ",".join(map(repr, values)) + "]"
 
 
 def _texts(values: Iterable[str]) -> str:
@@ -149,7 +157,7 @@ def _ram_line(ram: tuple[int, ...]) -> str:
 
 # The names the snippets call; the generated methods run with these as their globals.
 NAMES: dict[str, Any] = {
-    "_quoted": _quoted, "_halves": _halves, "_halves_text": _halves_text, "_text": _text,
+    "_quoted": _quoted, "_halves": _halves, "_halves_text": _halves_text,
     "_numbers": _numbers, "_texts": _texts, "_ram_json": _ram_json,
     "_ram": _ram, "_ram_line": _ram_line, "halves_number": halves_number}
 
@@ -226,8 +234,8 @@ def nullable(codec: Codec) -> Codec:
         line = codec.null_line
     elif conv == "%d":
         line = _NULL_INT
-    elif expr == "_quoted({v})":
-        line = ("%s", "_text({v})")
+    elif expr == "_quoted({v})":  # (`_text`, without the call)
+        line = ("%s", '("null" if {v} is None else _quoted({v}))')
     else:
         line = ("%s", f'("null" if {{v}} is None else {_as_text(conv, expr)})')
     return Codec(f"{codec.what} or null", lambda v: v is None or codec.check(v), line,
@@ -257,8 +265,9 @@ def list_of(codec: Codec, what: str) -> Codec:
     elif expr == "_quoted({v})":
         line = ("%s", "_texts({v})")
     else:
-        item = _as_text(conv, expr).replace("{v}", "_x")
-        line = ("%s", f'("[" + ",".join([{item} for _x in {{v}}]) + "]")')
+        item = _as_text(conv, expr).replace("{v}", "_x")  # (an empty list without the loop:
+        # a competitive game's every round ends with no pending goals)
+        line = ("%s", f'("[" + ",".join([{item} for _x in {{v}}]) + "]" if {{v}} else "[]")')
     each_json = None if codec.json is None else codec.json.replace("{v}", "_x")
     each_read = None if codec.read is None else codec.read.replace("{v}", "_x")
     return Codec(what, lambda v: isinstance(v, list) and all(codec.check(x) for x in v), line,
@@ -304,6 +313,10 @@ class Wired:
         def to_line(self) -> str:
             """That object written as its line."""
 
+        @staticmethod
+        def line_of(*fields: Any) -> str:
+            """The line of the event these fields make, without making it."""
+
         @classmethod
         def from_json(cls, obj: dict[str, Any]) -> Self:
             """The value a checked line's object holds."""
@@ -343,37 +356,16 @@ def derive(cls: type[Wired], event: str | None) -> None:
         f"{name!r}: {_json(w.codec, 'self.' + name)}" for name, w in lead]
     body = ["obj = {" + ", ".join(items) + "}"]
     for name, w in rest:
-        body += _maybe(w, name, f"obj[{name!r}] = {_json(w.codec, 'self.' + name)}")
+        body += _maybe(w, "self." + name, f"obj[{name!r}] = {_json(w.codec, 'self.' + name)}")
     to_json = _function("to_json(self)", body + ["return obj"])
 
-    # to_line: the leading keys in one % format, then the ones that may be left out
-    parts = [] if event is None else ['"event":' + _quoted(event)]
-    args: list[str] = []
-    spread: tuple[int, int, str, tuple[str, ...]] | None = None  # its place in `parts`, in
-    # `args`, the field whose values go into the format, and that format by their number
-    for name, w in lead:
-        conv, expr = w.codec.line
-        if w.codec.spread is not None and spread is None:
-            spread = len(parts), len(args), name, w.codec.spread
-        parts.append(f"{_quoted(name)}:{conv}")
-        args.append(expr.replace("{v}", "self." + name))
-    closing = "" if rest else "}"
-    body = [f"line = {'{' + ','.join(parts) + closing!r} % ({''.join(a + ', ' for a in args)})"]
-    if spread is not None:
-        part, arg, name, formats = spread
-        ns["_formats"] = ["{" + ",".join([*parts[:part], f"{_quoted(name)}:{f}",
-                                          *parts[part + 1:]]) + closing for f in formats]
-        spread_args = [*args[:arg], f"*self.{name}", *args[arg + 1:]]
-        body = [f"if len(self.{name}) < {len(formats)}:",
-                f"    line = _formats[len(self.{name})] % "
-                f"({''.join(a + ', ' for a in spread_args)})",
-                "else:", "    " + body[0]]
-    for name, w in rest:
-        key = ("," if parts else "") + _quoted(name) + ":"
-        text = _as_text(*w.codec.line).replace("{v}", "self." + name)
-        body += _maybe(w, name, f"line += {key!r} + {text}")
-        parts.append(key)
-    to_line = _function("to_line(self)", body + ['return line' + (' + "}"' if rest else "")])
+    # to_line, and line_of: the leading keys in one % format, then the ones that may be left
+    # out; one body, over the event's attributes or over the parameters of the same names
+    line_body, formats = _line_body(lead, rest, event)
+    if formats is not None:
+        ns["_formats"] = formats
+    to_line = _function("to_line(self)", line_body("self."))
+    line_of = _function(f"line_of({_parameters(cls, ns)})", line_body(""))
 
     # from_json: required keys as they are (the log checker checked them), the others kept
     # only when valid
@@ -393,12 +385,13 @@ def derive(cls: type[Wired], event: str | None) -> None:
         values.append(read)
     from_json = _function("from_json(cls, obj)", body + [f"return cls({', '.join(values)})"])
 
-    exec(to_json + to_line + from_json, ns)  # noqa: S102 - source built from the codecs above
-    for method in ("to_json", "to_line", "from_json"):
+    exec(to_json + to_line + line_of + from_json, ns)  # noqa: S102 - built from the codecs
+    for method in _DOCS:
         ns[method].__qualname__ = f"{cls.__qualname__}.{method}"
         ns[method].__doc__ = _DOCS[method]
     ns["from_json"] = classmethod(ns["from_json"])
-    for method in ("to_json", "to_line", "from_json"):
+    ns["line_of"] = staticmethod(ns["line_of"])
+    for method in _DOCS:
         setattr(cls, method, ns[method])
     _fast_init(cls)
 
@@ -406,18 +399,72 @@ def derive(cls: type[Wired], event: str | None) -> None:
 _DOCS = {"to_json": "The object a log line holds (keys in field order).",
          "to_line": "`json.dumps(self.to_json(), ensure_ascii=True, separators=(',', ':'))`, "
                     "written directly.",
+         "line_of": "`Cls(...).to_line()` for these fields, without building the event.",
          "from_json": "The value a (checked) log line's object holds."}
+
+
+LineBody = Callable[[str], list[str]]
+
+
+def _line_body(lead: list[tuple[str, Wire]], rest: list[tuple[str, Wire]],
+               event: str | None) -> tuple[LineBody, list[str] | None]:
+    """The statements that write an event's line, given the prefix of its field values
+    (`"self."` in `to_line`, `""` in `line_of`, whose parameters are the fields), and the
+    formats of a spread field by its number of values (`_formats` in their globals)."""
+    parts = [] if event is None else ['"event":' + _quoted(event)]
+    args: list[str] = []
+    spread: tuple[int, int, str, tuple[str, ...]] | None = None  # its place in `parts`, in
+    # `args`, the field whose values go into the format, and that format by their number
+    for name, w in lead:
+        conv, expr = w.codec.line
+        if w.codec.spread is not None and spread is None:
+            spread = len(parts), len(args), name, w.codec.spread
+        parts.append(f"{_quoted(name)}:{conv}")
+        args.append(expr.replace("{v}", "{p}" + name))
+    closing = "" if rest else "}"
+    body = [f"_out = {'{' + ','.join(parts) + closing!r} % "
+            f"({''.join(a + ', ' for a in args)})"]
+    formats = None
+    if spread is not None:
+        part, arg, name, spread_formats = spread
+        formats = ["{" + ",".join([*parts[:part], f"{_quoted(name)}:{f}",
+                                   *parts[part + 1:]]) + closing for f in spread_formats]
+        spread_args = [*args[:arg], f"*{{p}}{name}", *args[arg + 1:]]
+        body = [f"if len({{p}}{name}) < {len(spread_formats)}:",
+                f"    _out = _formats[len({{p}}{name})] % "
+                f"({''.join(a + ', ' for a in spread_args)})",
+                "else:", "    " + body[0]]
+    for name, w in rest:
+        key = ("," if parts else "") + _quoted(name) + ":"
+        text = _as_text(*w.codec.line).replace("{v}", "{p}" + name)
+        body += _maybe(w, "{p}" + name, f"_out += {key!r} + {text}")
+        parts.append(key)
+    body.append('return _out' + (' + "}"' if rest else ""))
+    return (lambda prefix: [line.replace("{p}", prefix) for line in body]), formats
+
+
+def _parameters(cls: type, ns: dict[str, Any]) -> str:
+    """The parameters of `cls`'s `__init__`: its fields in order, with their defaults (put
+    in `ns` as `_default_NAME`)."""
+    params = []
+    for f in dataclasses.fields(cls):
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            ns[f"_default_{f.name}"] = f.default
+            params.append(f"{f.name}=_default_{f.name}")
+    return ", ".join(params)
 
 
 def _function(signature: str, body: list[str]) -> str:
     return f"def {signature}:\n" + "".join(f"    {line}\n" for line in body)
 
 
-def _maybe(w: Wire, name: str, statement: str) -> list[str]:
-    """`statement`, under the condition that the field is written when it may be left out."""
+def _maybe(w: Wire, value: str, statement: str) -> list[str]:
+    """`statement`, under the condition that the field (`value`) is written when it may be
+    left out."""
     if w.omit is None:
         return [statement]
-    value = "self." + name
     written = {"none": f"{value} is not None", "single": f"len({value}) > 1"}[w.omit]
     return [f"if {written}:", "    " + statement]
 
@@ -444,16 +491,10 @@ def _fast_init(cls: type) -> None:
     and the signature, defaults included, is the dataclass's own (a test compares them)."""
     fields = dataclasses.fields(cls)
     namespace: dict[str, Any] = {}
-    params = []
     for f in fields:
         namespace[f"_set_{f.name}"] = cls.__dict__[f.name].__set__
-        if f.default is dataclasses.MISSING:
-            params.append(f.name)
-        else:
-            namespace[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
     body = "".join(f"    _set_{f.name}(self, {f.name})\n" for f in fields) or "    pass\n"
-    exec(f"def __init__(self, {', '.join(params)}):\n{body}", namespace)  # noqa: S102
+    exec(f"def __init__(self, {_parameters(cls, namespace)}):\n{body}", namespace)  # noqa: S102
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     cls.__init__ = init  # type: ignore[misc]

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from moonasm.game import event_codecs as c
@@ -173,9 +174,15 @@ class Fault(Wired):
     @classmethod
     def of(cls, seat: int, fault: MachineFault) -> Fault:
         """The event of `seat`'s machine fault: where its caret points, and its statement."""
-        span, stmt = fault.span, fault.stmt
-        return cls(seat, fault.kind, fault.message, None if span is None else span.line,
-                   None if span is None else span.column, None if stmt is None else stmt.text)
+        return cls(seat, *fault_fields(fault))
+
+
+def fault_fields(fault: MachineFault) -> tuple[str, str, int | None, int | None, str | None]:
+    """A machine fault's fields in a `Fault` event after the seat: its kind and message,
+    where its caret points, and its statement."""
+    span, stmt = fault.span, fault.stmt
+    return (fault.kind, fault.message, None if span is None else span.line,
+            None if span is None else span.column, None if stmt is None else stmt.text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,6 +278,12 @@ EVENT_TYPES: dict[str, type[GameEvent]] = {
 
 for _cls in EVENT_TYPES.values():
     derive(_cls, _cls.EVENT)
+
+# How the engine makes each event, by class name: the events themselves (`EVENTS`), or, for a
+# log writer, their lines (`LINES`: each class's `line_of`, the bytes `to_line` writes): a
+# logged game then builds no event object, which was a third of what logging it cost.
+EVENTS = SimpleNamespace(**{cls.__name__: cls for cls in EVENT_TYPES.values()})
+LINES = SimpleNamespace(**{cls.__name__: cls.line_of for cls in EVENT_TYPES.values()})
 
 # What a log's line of each event must hold: its required keys and their codecs, in order.
 SCHEMA: dict[str, dict[str, c.Codec]] = {

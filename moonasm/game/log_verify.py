@@ -66,8 +66,7 @@ def verify(reader: LogReader, sources: dict[int, bytes]) -> int | None:
 
     try:
         compare(dumps(again))
-        Game(options, [p["name"] for p in head["players"]],
-             lambda event: compare(event.to_line()), seed=head["seed"],
+        Game(options, [p["name"] for p in head["players"]], lines=compare, seed=head["seed"],
              steps=logs_steps(head)).play(programs)
     except _Differs:
         return number

@@ -5,8 +5,8 @@ A game log is JSON Lines, one object a line, flushed a turn at a time (a crash l
 readable prefix). The first line is a header (`header`); every other line is one event of
 `moonasm.game.engine`. Lines are written with `json.dumps(..., ensure_ascii=True,
 separators=(",", ":"))` and keys in the order the engine builds them. Event lines are
-formatted directly by `event.to_line()` (the same bytes, tested on many games), which halves
-what writing a line costs.
+formatted directly by `line_of` as the game goes (`Game(lines=...)`: the bytes of
+`event.to_line()`, tested on many games, without building the event or its JSON object).
 
 What a valid log is: `moonasm.game.log_schema`; reading one: `moonasm.game.log_read`; the bot
 files it names: `moonasm.game.log_bots`; playing it again: `moonasm.game.log_verify`.
@@ -54,7 +54,7 @@ def _encoder() -> Callable[[Any], str]:
 _ENCODE = _encoder()
 
 
-def dumps(obj: dict[str, Any]) -> str:
+def dumps(obj: Any) -> str:
     """One log line (without its newline): `json.dumps(obj, ensure_ascii=True,
     separators=(",", ":"))`, byte for byte."""
     return _ENCODE(obj)
@@ -81,6 +81,27 @@ def header(options: GameOptions, players: list[dict[str, Any]], seed: int,
     return head
 
 
+# The header's line with its parts already written (`header_line`), in `header`'s key order.
+_HEADER = ('{"format":' + dumps(FORMAT) + ',"version":%d,"seed":%d,"config":%s,"cwd":%s,'
+           '"deck":%s,"players":%s}')
+# The last options' JSON line, by player count: a contest's games share one set of options.
+_kept_config: tuple[GameOptions, int, str] | None = None
+
+
+def header_line(options: GameOptions, players: list[dict[str, Any]], seed: int,
+                cwd: str | None, deal: Sequence[Card]) -> str:
+    """`dumps(header(options, players, seed, cwd, deal))` for named players, without
+    building and encoding the object (a tenth of what logging a game cost): the options'
+    JSON is written once for the games that share them."""
+    global _kept_config
+    kept = _kept_config
+    if kept is None or kept[0] is not options or kept[1] != len(players):
+        kept = _kept_config = (options, len(players),
+                               dumps(game_options.to_json(options, len(players))))
+    return _HEADER % (VERSION, seed, kept[2], dumps(os.getcwd() if cwd is None else cwd),
+                      dumps([card.text for card in deal]), dumps(players))
+
+
 # How long events may wait in memory before they are written: a running game reaches its log
 # within this (a killed process loses at most its last FLUSH_EVERY seconds), and a game
 # shorter than it is written in one go — writing every turn as it ended was a fifth of what
@@ -91,25 +112,33 @@ FLUSH_EVERY = 0.05
 class LogWriter:
     """Writes the header, then the game's events, in whole turns.
 
-    `event` is the game's `on_event`: a list's `append`, so nothing is formatted or written
-    while the game runs. `flush` writes the events kept so far, a line each (`to_line()`, the
-    same bytes as `write(event.to_json())` without building the object), and flushes the
-    stream. `turn_ended` flushes when the last write is `flush_every` seconds old: played as
-    `game.play(programs, after_turn=writer.turn_ended)` (what `moonasm play --log` does), a
-    game reaches its log in whole turns as it goes, never more than `flush_every` after they
-    happen, and a log cut short by a killed process ends on a whole turn. Flushing every line
+    `line` is the game's `lines` sink (`Game(lines=writer.line)`): a list's `append`, so
+    nothing is written while the game runs; `event` takes an event instead (its `to_line()`,
+    the same bytes as `write(event.to_json())`). `flush` writes the lines kept so far and
+    flushes the stream. `turn_ended` flushes when the last write is `flush_every` seconds
+    old: played as `game.play(programs, after_turn=writer.turn_ended)` (what `moonasm play
+    --log` does), a game reaches its log in whole turns as it goes, never more than
+    `flush_every` after they happen, and a log cut short by a killed process ends on a whole
+    turn. `head` is the header's object, or its line (`header_line`). Flushing every line
     cost a `play --log` game more than playing it (a system call a line, ~70 a game), and
     formatting and writing every turn as it ended a fifth of what logging cost. Call `flush`
     once more when the game is over or stops early (an error)."""
 
-    def __init__(self, stream: IO[str], head: dict[str, Any],
+    def __init__(self, stream: IO[str], head: dict[str, Any] | str,
                  flush_every: float = FLUSH_EVERY):
         self.stream = stream
         self.flush_every = flush_every
-        self._events: list[ev.GameEvent] = []
-        self.event: Callable[[ev.GameEvent], None] = self._events.append
+        self._lines: list[str] = []
+        self.line: Callable[[str], None] = self._lines.append
         self._written = time.monotonic()
-        self.write(head)
+        if isinstance(head, str):  # its line already (`header_line`)
+            self._write(head)
+        else:
+            self.write(head)
+
+    def event(self, event: ev.GameEvent) -> None:
+        """Keep `event`'s line, to be written with the turn (a game's `on_event`)."""
+        self._lines.append(event.to_line())
 
     def turn_ended(self) -> None:
         """A turn is over: write the turns kept if the last write is `flush_every` old."""
@@ -126,13 +155,13 @@ class LogWriter:
         self._write(None)
 
     def _write(self, line: str | None) -> None:
-        lines = [event.to_line() for event in self._events]
-        self._events.clear()
+        lines = self._lines
         if line is not None:
             lines.append(line)
         if lines:
             lines.append("")
             self.stream.write("\n".join(lines))
+            lines.clear()
         self.stream.flush()
         self._written = time.monotonic()
 
@@ -146,9 +175,11 @@ def start_logged(stream: IO[str], options: GameOptions, players: list[dict[str, 
     `game.play(programs, after_turn=writer.turn_ended)` to write it as it goes, and call
     `writer.flush()` when it is over or stops early."""
     cards = deck.deal(options, len(players), seed)
-    writer = LogWriter(stream, header(options, players, seed, cwd, deal=cards))
-    game = Game(options, [p["name"] for p in players], writer.event, seed=seed, deck=cards,
-                steps=False)
+    head = header_line(options, players, seed, cwd, cards) if players else \
+        header(options, players, seed, cwd, deal=cards)
+    writer = LogWriter(stream, head)
+    game = Game(options, [p["name"] for p in players], lines=writer.line, seed=seed,
+                deck=cards, steps=False)
     writer.flush()
     return game, writer
 

@@ -117,7 +117,9 @@ class GameOptions:
         """`make(players)`, kept on the options (they are frozen) by player count: every
         `Game` asks for its seats' powers and problems, and a contest plays thousands of
         games with one set of options."""
-        known: dict[int, _T] = self.__dict__.setdefault(name, {})
+        known: dict[int, _T] | None = self.__dict__.get(name)
+        if known is None:
+            known = self.__dict__[name] = {}
         if players not in known:
             known[players] = make(players)
         return known[players]

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from moonasm import isa
-from moonasm.game import events as ev
 from moonasm.game import tables
 from moonasm.game.cards import BUG_KIND, EVENT, GOAL, combine
 from moonasm.game.deck import CardSpec, Deck, deal_coop, deal_versus
@@ -69,6 +68,10 @@ class Rules:
         ends the turn: the game is over, or the seat has no goal left to work on."""
         raise NotImplementedError
 
+    def hack_acting(self, target: int) -> None:
+        """`Hooks.hack`: `HACK target` by the acting seat."""
+        self.hack(self.game.state.seat, target)
+
     def hack(self, seat: int, target: int) -> None:
         """`HACK target` by `seat` (raises ProtectionFault where it is refused)."""
         raise ProtectionFault("HACK is for competitive games; a cooperative game has no "
@@ -95,7 +98,8 @@ class CoopRules(Rules):
         for register, c in zip(registers, initial, strict=True):
             value = int(c.value or 0) & m.mask  # (decision) one card per initial value
             m.regs[isa.REGISTERS.index(register)] = value
-            g.emit(ev.Draw(None, GOAL, value, None, register))
+            if g.on_event is not None:
+                g.on_event(g.make.Draw(None, GOAL, value, None, register))
         if g.options.level(1) == "hacker":
             m.regs[0] = tables.COOP_HACKER_A
         g.dealt = (*initial, *rest)
@@ -104,7 +108,7 @@ class CoopRules(Rules):
         self.show_goal()
         if g.on_event is not None:
             pending = self.pending_goals()
-            g.on_event(ev.Setup(tuple(m.regs), len(g.state.deck),
+            g.on_event(g.make.Setup(tuple(m.regs), len(g.state.deck),
                                 tuple(p.goal for p in pending), g.state.bugs,
                                 slots=tuple(p.slot for p in pending)))
         if not g.state.finished:
@@ -252,9 +256,9 @@ class VersusRules(Rules):
             self.draw_goal(seat)
         if g.on_event is not None:
             st = g.state
-            g.on_event(ev.Setup(tuple(g.machine.regs), len(st.deck), (), st.bugs,
-                                goals=tuple(st.goal_values[s] for s in seats),
-                                hack_tokens=tuple(st.hack_tokens[s] for s in seats)))
+            g.on_event(g.make.Setup(tuple(g.machine.regs), len(st.deck), (), st.bugs,
+                                    goals=tuple(st.goal_values[s] for s in seats),
+                                    hack_tokens=tuple(st.hack_tokens[s] for s in seats)))
 
     def goal_of(self, seat: int) -> int | None:
         return self.game.state.goal_values.get(seat)
@@ -278,7 +282,7 @@ class VersusRules(Rules):
         while deck:  # Game.draw, inlined: a competitive game draws at every solve
             card = deck.pop()
             if emit is not None:
-                emit(ev.Draw(seat, card.kind, card.value, card.name))
+                emit(g.make.Draw(seat, card.kind, card.value, card.name))
             kind = card.kind
             if kind == GOAL:
                 got.append(card.value or 0)
@@ -331,7 +335,8 @@ class VersusRules(Rules):
         tokens = g.machine.hack_tokens  # what TOKENS reads
         tokens[seat], tokens[target] = st.hack_tokens[seat], st.hack_tokens[target]
         g.machine.shown[target] = goal
-        g.emit(ev.Hack(seat, target, goal))
+        if g.on_event is not None:
+            g.on_event(g.make.Hack(seat, target, goal))
 
     def end_round(self) -> None:
         st = self.game.state
