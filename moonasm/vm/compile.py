@@ -61,7 +61,19 @@ REGION_MAX = 512  # statements per region: bounds the cost of one compilation
 MAX_BLOCK = 64  # statements per block: a guard asks for no more power or steps than needed
 
 _WORDS = re.compile(r"\b(d|s|M|W1)\b")
+_OPERANDS = re.compile(r"\b(x|y)\b")
 _BIG = 1 << 60  # literals past this go into the namespace, not the source
+# A conditional jump right after a CMP, as one test of the operands x and y: (the test, the
+# comparison's sign when the jump is taken, when it is not). Only < and > (and ==, which
+# agrees with them on every operand, UNUSABLE included) are asked, as `c` is made of them.
+_FUSED = {
+    "JE": ("x == y", "0", "1 if x > y else -1"),
+    "JNE": ("x != y", "1 if x > y else -1", "0"),
+    "JL": ("x < y", "-1", "1 if x > y else 0"),
+    "JLE": ("not x > y", "-1 if x < y else 0", "1"),
+    "JG": ("x > y", "1", "-1 if x < y else 0"),
+    "JGE": ("not x < y", "1 if x > y else 0", "-1"),
+}
 
 
 def _substitute(words: dict[str, str], match: re.Match[str]) -> str:
@@ -154,14 +166,31 @@ class _RegionWriter:
                 return f"(UNUSABLE if {op.mnemonic!r} in D else {cost})"
         return f"m.state_value({word!r}, {param!r})"
 
+    def free(self, op: isa.Operation) -> bool:
+        """Whether the hacker's free uses may pay for `op`: its power is then counted at the
+        statement (`F` decides), not charged with the block's."""
+        hacker = self.hacker
+        return hacker is not None and bool(hacker.free_per_turn) and \
+            op.mnemonic in hacker.mnemonics
+
+    def charged(self, start: int, stop: int) -> int:
+        """The power, in halves, that statements start..stop-1 cost whatever the free uses
+        left: charged when their block starts (a solve inside the block gives back what
+        the statements after it have not spent yet)."""
+        return sum(isa.cost_of(s.op, self.mode, self.hacker) for s in self.stmts[start:stop]
+                   if s.op.is_machine_op and not self.free(s.op))
+
     def guard(self, start: int, stop: int) -> str:
-        """The condition under which the block must run in the interpreter instead."""
+        """The condition under which the block must run in the interpreter instead, tested
+        once the block's steps and power (`charged`) are counted in `steps` and `S`."""
         stmts = self.stmts[start:stop]
-        cost = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
-                   if s.op.is_machine_op)
-        tests = [f"steps + {stop - start} > limit"]
-        if cost:
-            tests.append(f"S + {cost} > P0")
+        tests = ["steps > limit"]
+        extra = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
+                    if s.op.is_machine_op and self.free(s.op))  # at full price
+        if extra:
+            tests.append(f"S + {extra} > PL")
+        elif self.charged(start, stop):
+            tests.append("S > PL")
         names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
         args = [a for s in stmts for a in s.args]
         names |= {isa.REGISTERS[a.value] for a in args if a.kind is ArgKind.REG and a.value}
@@ -184,20 +213,31 @@ class _RegionWriter:
         dispatch."""
         stop = self.stop_of.get(pc)
         if stop is not None and stop - pc <= budget:
-            return [f"pc = {pc}", *self.block(pc, stop, entries, budget - (stop - pc))]
+            return self.block(pc, stop, entries, budget - (stop - pc))
         return [f"pc = {pc}", self.go(pc, entries)]
 
     def block(self, start: int, stop: int, entries: frozenset[int],
               budget: int | None = None) -> list[str]:
         """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
         into the blocks that follow it (a jump's target, a fall-through) while `budget`
-        statements allow (by default the writer's `inline`)."""
+        statements allow (by default the writer's `inline`).
+
+        What a hand-written loop would not do is done once a block, not once a statement:
+        its steps and its power are counted (and the guard tested) as it starts. A is
+        compared with the target after each operation that writes A, and after the first
+        operation of the block whatever it writes: after that the target is known to differ
+        from A until A changes (the target changes only in a solve, which leaves the rest of
+        the block to the interpreter when A equals the new target). A CMP and the jump after
+        it are one `if` on the operands, each way setting the comparison it found."""
         budget = self.inline if budget is None else budget
-        out = [f"if {self.guard(start, stop)}:", "    status = 1", "    break",
-               f"steps += {stop - start}"]
+        charged = self.charged(start, stop)
+        out = [f"steps += {stop - start}"] + ([f"S += {charged}"] if charged else [])
+        undo = [f"steps -= {stop - start}"] + ([f"S -= {charged}"] if charged else [])
+        out += [f"if {self.guard(start, stop)}:", *(f"    {line}" for line in undo),
+                f"    pc = {start}", "    status = 1", "    break"]
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
-        hacker = self.hacker
         compared = False  # a CMP earlier in this block: c is a number
+        differs = False  # A is known to differ from the target here
         for i in range(start, stop):
             stmt = self.stmts[i]
             op = stmt.op
@@ -206,19 +246,20 @@ class _RegionWriter:
                 if op.mnemonic == "XCHG":
                     src = self.place(stmt.args[1])
                     out.append(f"{dst}, {src} = {src}, {dst}")
+                    writes_a = "r0" in (dst, src)
                 else:
                     src = self.place(stmt.args[1]) if len(stmt.args) > 1 else "0"
                     words = {"d": dst, "s": src, "M": str(mask), "W1": str(w1)}
                     effect = _WORDS.sub(functools.partial(_substitute, words), op.effect or "")
                     out.append(f"{dst} = {effect}")
-                cost = isa.cost_of(op, self.mode, hacker)
-                if hacker is not None and hacker.free_per_turn and \
-                        op.mnemonic in hacker.mnemonics:
+                    writes_a = dst == "r0"
+                if self.free(op):
+                    cost = isa.cost_of(op, self.mode, self.hacker)
                     out += ["if F:", "    F -= 1"] + (["else:", f"    S += {cost}"] if cost
                                                      else [])
-                elif cost:
-                    out.append(f"S += {cost}")
-                out += ["if r0 == T:"] + [f"    {line}" for line in self.solve(i, stop)]
+                if writes_a or not differs:
+                    out += ["if r0 == T:"] + [f"    {line}" for line in self.solve(i, stop)]
+                    differs = True
             elif op.mnemonic == "CMP":
                 halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
                 x, y = (self.value(a, halves) for a in stmt.args)
@@ -230,6 +271,16 @@ class _RegionWriter:
                 if not re.fullmatch(r"\w+", y):
                     out.append(f"y = {y}")
                     y = "y"
+                jump = self.stmts[i + 1].op if i + 1 < stop else None
+                if jump is not None and jump.jump_if is not None and jump.mnemonic != "JMP":
+                    words = {"x": x, "y": y}
+                    test, taken, fell = (_OPERANDS.sub(functools.partial(_substitute, words),
+                                                       text) for text in _FUSED[jump.mnemonic])
+                    target = self.stmts[i + 1].args[0].value
+                    return out + [
+                        f"if {test}:", f"    c = {taken}", f"    pc = {target}",
+                        f"    {self.go(target, entries)}", f"c = {fell}",
+                        *self.then(i + 2, entries, budget)]
                 out.append(f"c = ({x} > {y}) - ({x} < {y})")
                 compared = True
             elif op.jump_if is not None:
@@ -248,22 +299,28 @@ class _RegionWriter:
         """A reached the target at statement `i`: hand the machine to `Hooks.solved` (which may
         draw cards: events change registers, ERROR cards disable things), take it back, and
         go on with the block where the interpreter would — unless the turn ended, or the rest
-        of the block now uses something disabled (then the interpreter runs it)."""
+        of the block now uses something disabled, or A equals the new target (then the
+        interpreter runs it). The steps and power charged for the rest of the block are
+        not the solve's: they are given back while the machine is the hook's."""
         rest = self.stmts[i + 1:stop]
+        charged = self.charged(i + 1, stop)
         names = {s.op.mnemonic for s in rest if s.op.is_machine_op}
         names |= {isa.REGISTERS[a.value] for s in rest for a in s.args
                   if a.kind is ArgKind.REG and a.value}
-        back = [f"pc = {i + 1}", f"steps -= {stop - i - 1}"]
+        back = [f"pc = {i + 1}", f"steps -= {stop - i - 1}"] + (["S = 0"] if charged else [])
+        spent = f"S - {charged}" if charged else "S"
         lines = ["R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-                 "m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
-                 "P0 = m.power; S = 0",
+                 f"m.power = P0 - ({spent}); m.spent += {spent}; m.free_uses = F; m.cmp = c",
+                 f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; S = {charged}",
                  "ok = solved()",
                  "r0, r1, r2, r3 = R",
                  "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
-                 "T = m.target; g = m.goal; shown = m.shown; D = m.disabled"]
+                 "T = m.target; g = m.goal; shown = m.shown; D = m.disabled",
+                 "if T is None:", "    T = -1"]
         tests = []
         if names:
             tests.append(f"D and not D.isdisjoint({tuple(sorted(names))!r})")
+            tests.append("r0 == T")
         goals = {a.value for s in rest for a in s.args if a.kind is ArgKind.GOAL}
         if 0 in goals:
             tests.append("g is None")
@@ -305,7 +362,10 @@ class _RegionWriter:
             "    r0, r1, r2, r3 = R",
             "    ram = m.ram; p = m.player; T = m.target; c = m.cmp; g = m.goal",
             "    shown = m.shown; D = m.disabled; X = m.extras != 'on'",
-            "    P0 = m.power; S = 0; F = m.free_uses; status = 0",
+            "    if T is None:",  # never equal to A: an int compared with an int is fast
+            "        T = -1",
+            f"    P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}",  # PL: an int, for guards
+            "    S = 0; F = m.free_uses; status = 0",
             "    while True:",
             *self.dispatch(self.blocks, entries, "        "),
             "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
