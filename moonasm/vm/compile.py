@@ -42,6 +42,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from moonasm import isa
 from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
@@ -99,6 +100,19 @@ def _leaders(stmts: tuple[Stmt, ...]) -> list[int]:
     return sorted(i for i in leaders if i <= len(stmts))
 
 
+class _Known(NamedTuple):
+    """What the code written so far has made sure of, on the way to where it is: operations
+    and registers not disabled, guard tests found false (`p != 2`, `g is None`, ...), and A
+    differing from the target."""
+
+    names: frozenset[str]
+    facts: frozenset[str]
+    differs: bool
+
+
+NOTHING_KNOWN = _Known(frozenset(), frozenset(), differs=False)
+
+
 class _RegionWriter:
     """Writes the source of one region function; constants go into `namespace`."""
 
@@ -110,6 +124,18 @@ class _RegionWriter:
         self.namespace: dict[str, object] = {}
         self.low, self.high = low, high  # the statements of the region, HACKs included
         self.stop_of = dict(blocks)
+        # Blocks entered only from the block before them (no jump goes there): once inlining,
+        # each is written on in the code of the block before it, however long the chain (a
+        # bot's `CMP GOAL, 0 / JE g0 / CMP GOAL, 1 / JE g1 / ...` runs with no round of the
+        # dispatch), and on its own, for when the interpreter hands it back, plainly. A
+        # block is inlined elsewhere with its whole chain or not at all: `chain` is its size.
+        targets = {s.args[0].value for s in stmts if s.op.jump_if is not None}
+        self.owned = frozenset(
+            stop for _, stop in blocks if inline and stop in self.stop_of
+            and stop not in targets and stmts[stop - 1].op.mnemonic not in ("JMP", "END"))
+        self.chain: dict[int, int] = {}
+        for start, stop in reversed(blocks):
+            self.chain[start] = stop - start + (self.chain[stop] if stop in self.owned else 0)
 
     def constant(self, value: int) -> str:
         if -_BIG < value < _BIG:
@@ -180,9 +206,10 @@ class _RegionWriter:
         return sum(isa.cost_of(s.op, self.mode, self.hacker) for s in self.stmts[start:stop]
                    if s.op.is_machine_op and not self.free(s.op))
 
-    def guard(self, start: int, stop: int) -> str:
+    def guard(self, start: int, stop: int, known: _Known) -> tuple[str, _Known]:
         """The condition under which the block must run in the interpreter instead, tested
-        once the block's steps and power (`charged`) are counted in `steps` and `S`."""
+        once the block's steps and power (`charged`) are counted in `steps` and `S`, and
+        what is known once it has passed. What `known` holds already is not asked again."""
         stmts = self.stmts[start:stop]
         tests = ["steps > limit"]
         extra = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
@@ -194,50 +221,66 @@ class _RegionWriter:
         names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
         args = [a for s in stmts for a in s.args]
         names |= {isa.REGISTERS[a.value] for a in args if a.kind is ArgKind.REG and a.value}
-        if names:
-            tests.append(f"D and not D.isdisjoint({tuple(sorted(names))!r})")
-        if any(s.op.extra for s in stmts):
-            tests.append("X")
-        tests.extend(f"p != {owner}" for owner in
+        if names - known.names:
+            tests.append(f"D and not D.isdisjoint({tuple(sorted(names - known.names))!r})")
+        facts = ["X"] if any(s.op.extra for s in stmts) else []
+        facts.extend(f"p != {owner}" for owner in
                      sorted({a.value for a in args if a.kind is ArgKind.RAM and a.value}))
         goals = {a.value for a in args if a.kind is ArgKind.GOAL}
         if 0 in goals:
-            tests.append("g is None")
-        tests.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
+            facts.append("g is None")
+        facts.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
                      for owner in sorted(goals - {0}))
-        return " or ".join(tests)
+        tests.extend(fact for fact in facts if fact not in known.facts)
+        return " or ".join(tests), known._replace(names=known.names | names,
+                                                  facts=known.facts | set(facts))
 
-    def then(self, pc: int, entries: frozenset[int], budget: int) -> list[str]:
+    def then(self, pc: int, entries: frozenset[int], budget: int, known: _Known,
+             pending: str | None = None, own: bool = False) -> list[str]:
         """On to block `pc`: its code right here while `budget` statements allow (no round
-        of the dispatch: the block is written again, its guard first), else `pc` set and the
-        dispatch."""
+        of the dispatch: the block is written again, its guard first, what is `known` not
+        asked again), with its whole chain (`owned`; `own`: on along the chain, its
+        statements already counted against `budget`), else `pc` set and the dispatch.
+        `pending`: what `c` must be set to, not set yet (the block overwrites it unless it
+        leaves first)."""
         stop = self.stop_of.get(pc)
-        if stop is not None and stop - pc <= budget:
-            return self.block(pc, stop, entries, budget - (stop - pc))
-        return [f"pc = {pc}", self.go(pc, entries)]
+        if own and pc in self.owned:
+            return self.block(pc, self.stop_of[pc], entries, budget, known, pending, own=True)
+        if stop is not None and self.chain[pc] <= budget:
+            return self.block(pc, stop, entries, budget - self.chain[pc], known, pending,
+                              own=True)
+        return [*([f"c = {pending}"] if pending else []), f"pc = {pc}", self.go(pc, entries)]
 
     def block(self, start: int, stop: int, entries: frozenset[int],
-              budget: int | None = None) -> list[str]:
+              budget: int | None = None, known: _Known = NOTHING_KNOWN,
+              pending: str | None = None, own: bool = False) -> list[str]:
         """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
         into the blocks that follow it (a jump's target, a fall-through) while `budget`
-        statements allow (by default the writer's `inline`).
+        statements allow (by default the writer's `inline`), and into its own chain when
+        `own` (see `then`).
 
-        What a hand-written loop would not do is done once a block, not once a statement:
-        its steps and its power are counted (and the guard tested) as it starts. A is
-        compared with the target after each operation that writes A, and after the first
-        operation of the block whatever it writes: after that the target is known to differ
-        from A until A changes (the target changes only in a solve, which leaves the rest of
-        the block to the interpreter when A equals the new target). A CMP and the jump after
-        it are one `if` on the operands, each way setting the comparison it found."""
+        What a hand-written loop would not do is done once a block, not once a statement,
+        or not at all: its steps and its power are counted (and the guard tested) as it
+        starts; what a block inlined before it has checked, and no solve since can have
+        changed, is not checked again. A is compared with the target after each operation
+        that writes A, and after the first operation of the code whatever it writes: after
+        that the target is known to differ from A until A changes (the target changes only
+        in a solve, which leaves the rest of the block to the interpreter when A equals the
+        new target). A CMP and the jump after it are one `if` on the operands, each way
+        setting the comparison it found, on the way on only when the code there does not
+        set it again first."""
         budget = self.inline if budget is None else budget
         charged = self.charged(start, stop)
-        out = [f"steps += {stop - start}"] + ([f"S += {charged}"] if charged else [])
+        condition, known = self.guard(start, stop, known)
         undo = [f"steps -= {stop - start}"] + ([f"S -= {charged}"] if charged else [])
-        out += [f"if {self.guard(start, stop)}:", *(f"    {line}" for line in undo),
-                f"    pc = {start}", "    status = 1", "    break"]
+        set_c = [f"c = {pending}"] if pending else []
+        out = [f"steps += {stop - start}", *([f"S += {charged}"] if charged else []),
+               f"if {condition}:", *(f"    {line}" for line in undo + set_c),
+               f"    pc = {start}", "    status = 1", "    break"]
+        if self.stmts[start].op.mnemonic != "CMP":
+            out += set_c
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
         compared = False  # a CMP earlier in this block: c is a number
-        differs = False  # A is known to differ from the target here
         for i in range(start, stop):
             stmt = self.stmts[i]
             op = stmt.op
@@ -257,9 +300,12 @@ class _RegionWriter:
                     cost = isa.cost_of(op, self.mode, self.hacker)
                     out += ["if F:", "    F -= 1"] + (["else:", f"    S += {cost}"] if cost
                                                      else [])
-                if writes_a or not differs:
+                if writes_a or not known.differs:
                     out += ["if r0 == T:"] + [f"    {line}" for line in self.solve(i, stop)]
-                    differs = True
+                    # a solve may have changed what the guards checked; p and X it cannot
+                    known = _Known(frozenset(), frozenset(
+                        fact for fact in known.facts if fact == "X" or fact.startswith("p ")),
+                        differs=True)
             elif op.mnemonic == "CMP":
                 halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
                 x, y = (self.value(a, halves) for a in stmt.args)
@@ -279,21 +325,21 @@ class _RegionWriter:
                     target = self.stmts[i + 1].args[0].value
                     return out + [
                         f"if {test}:", f"    c = {taken}", f"    pc = {target}",
-                        f"    {self.go(target, entries)}", f"c = {fell}",
-                        *self.then(i + 2, entries, budget)]
+                        f"    {self.go(target, entries)}",
+                        *self.then(i + 2, entries, budget, known, fell, own)]
                 out.append(f"c = ({x} > {y}) - ({x} < {y})")
                 compared = True
             elif op.jump_if is not None:
                 target = stmt.args[0].value
                 if op.mnemonic == "JMP":
-                    return out + self.then(target, entries, budget)
+                    return out + self.then(target, entries, budget, known)
                 taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
                 return out + [f"if {taken}:", f"    pc = {target}",
                               f"    {self.go(target, entries)}",
-                              *self.then(i + 1, entries, budget)]
+                              *self.then(i + 1, entries, budget, known, own=own)]
             elif op.mnemonic == "END":
                 return out + [f"pc = {len(self.stmts)}", "break"]
-        return out + self.then(stop, entries, budget)
+        return out + self.then(stop, entries, budget, known, own=own)
 
     def solve(self, i: int, stop: int) -> list[str]:
         """A reached the target at statement `i`: hand the machine to `Hooks.solved` (which may
@@ -348,7 +394,9 @@ class _RegionWriter:
         out = []
         for k, (start, stop) in enumerate(blocks):
             out.append(f"{indent}{'if' if k == 0 else 'elif'} pc == {start}:")
-            out.extend(f"{indent}    {line}" for line in self.block(start, stop, entries))
+            code = self.block(start, stop, entries, 0) if start in self.owned else \
+                self.block(start, stop, entries, own=True)
+            out.extend(f"{indent}    {line}" for line in code)
         # not a block of this region: HACK, run by the interpreter (GUARDED), or elsewhere
         return out + [f"{indent}else:",
                       f"{indent}    status = 1 if {self.low} <= pc < {self.high} else 0",
