@@ -324,8 +324,8 @@ class _RegionWriter:
                                                        text) for text in _FUSED[jump.mnemonic])
                     target = self.stmts[i + 1].args[0].value
                     return out + [
-                        f"if {test}:", f"    c = {taken}", f"    pc = {target}",
-                        f"    {self.go(target, entries)}",
+                        f"if {test}:", *(f"    {line}" for line in
+                                         self.then(target, entries, budget, known, taken)),
                         *self.then(i + 2, entries, budget, known, fell, own)]
                 out.append(f"c = ({x} > {y}) - ({x} < {y})")
                 compared = True
@@ -334,8 +334,8 @@ class _RegionWriter:
                 if op.mnemonic == "JMP":
                     return out + self.then(target, entries, budget, known)
                 taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
-                return out + [f"if {taken}:", f"    pc = {target}",
-                              f"    {self.go(target, entries)}",
+                return out + [f"if {taken}:", *(f"    {line}" for line in
+                                                self.then(target, entries, budget, known)),
                               *self.then(i + 1, entries, budget, known, own=own)]
             elif op.mnemonic == "END":
                 return out + [f"pc = {len(self.stmts)}", "break"]
