@@ -60,6 +60,7 @@ INLINE_RATIO = 2_000  # steps per statement of a region before it is compiled ag
 INLINE = 6  # statements of the blocks that follow which an inlined block's code carries
 REGION_MAX = 512  # statements per region: bounds the cost of one compilation
 MAX_BLOCK = 64  # statements per block: a guard asks for no more power or steps than needed
+STEP_SPAN = 64  # statements of inlined code one test of the step limit may cover
 
 _WORDS = re.compile(r"\b(d|s|M|W1)\b")
 _OPERANDS = re.compile(r"\b(x|y)\b")
@@ -100,17 +101,26 @@ def _leaders(stmts: tuple[Stmt, ...]) -> list[int]:
     return sorted(i for i in leaders if i <= len(stmts))
 
 
-class _Known(NamedTuple):
-    """What the code written so far has made sure of, on the way to where it is: operations
-    and registers not disabled, guard tests found false (`p != 2`, `g is None`, ...), and A
-    differing from the target."""
+class _Way(NamedTuple):
+    """What the code written so far has made sure of on the way to where it is, and what it
+    owes there (see `_RegionWriter.block`)."""
 
-    names: frozenset[str]
-    facts: frozenset[str]
-    differs: bool
+    names: frozenset[str]  # operations and registers found not disabled
+    facts: frozenset[str]  # guard tests found false: `p != 2`, `g is None`, ...
+    differs: bool  # A differs from the target
+    pending: str | None  # what c is to be set to (the jump before knows it), not set yet
+    slack: int  # statements more the step limit has been found to allow
+    steps: int  # statements run on the way, not yet counted in `steps`
+    spent: int  # power they cost (halves, hacker free uses apart), not yet counted in `S`
+
+    def settle(self) -> list[str]:
+        """The code that pays what is owed, before the way leaves."""
+        return [*([f"steps += {self.steps}"] if self.steps else []),
+                *([f"S += {self.spent}"] if self.spent else []),
+                *([f"c = {self.pending}"] if self.pending else [])]
 
 
-NOTHING_KNOWN = _Known(frozenset(), frozenset(), differs=False)
+START = _Way(frozenset(), frozenset(), differs=False, pending=None, slack=0, steps=0, spent=0)
 
 
 class _RegionWriter:
@@ -134,6 +144,7 @@ class _RegionWriter:
             stop for _, stop in blocks if inline and stop in self.stop_of
             and stop not in targets and stmts[stop - 1].op.mnemonic not in ("JMP", "END"))
         self.chain: dict[int, int] = {}
+        self._reach: dict[tuple[int, int, bool], int] = {}
         for start, stop in reversed(blocks):
             self.chain[start] = stop - start + (self.chain[stop] if stop in self.owned else 0)
 
@@ -150,14 +161,15 @@ class _RegionWriter:
             return f"r{arg.value}"
         return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
 
-    def value(self, arg: Arg, halves: bool) -> str:
-        """A CMP operand, in halves or (when no operand has a half) in whole units."""
+    def value(self, arg: Arg, halves: bool, unpaid: int) -> str:
+        """A CMP operand, in halves or (when no operand has a half) in whole units; `S` owes
+        `unpaid` halves of power spent."""
         kind = arg.kind
         scale = " * 2" if halves else ""
         if kind is ArgKind.NUMBER:
             return self.constant(arg.value if halves else arg.value // 2)
         if kind is ArgKind.POWER:
-            return "(P0 - S)"
+            return f"(P0 - S - {unpaid})" if unpaid else "(P0 - S)"
         if arg.state is not None:
             return self.state(*arg.state)
         if kind is ArgKind.GOAL:
@@ -206,23 +218,22 @@ class _RegionWriter:
         return sum(isa.cost_of(s.op, self.mode, self.hacker) for s in self.stmts[start:stop]
                    if s.op.is_machine_op and not self.free(s.op))
 
-    def guard(self, start: int, stop: int, known: _Known) -> tuple[str, _Known]:
-        """The condition under which the block must run in the interpreter instead, tested
-        once the block's steps and power (`charged`) are counted in `steps` and `S`, and
-        what is known once it has passed. What `known` holds already is not asked again."""
+    def guard(self, start: int, stop: int, way: _Way,
+              step_test: str | None) -> tuple[str, _Way]:
+        """The condition under which the block must run in the interpreter instead, and what
+        is known once it has passed; `way` owes the block's steps and power already. What
+        `way` knows is not asked again; the step limit is asked with `step_test`."""
         stmts = self.stmts[start:stop]
-        tests = ["steps > limit"]
+        tests = [step_test] if step_test else []
         extra = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
                     if s.op.is_machine_op and self.free(s.op))  # at full price
-        if extra:
-            tests.append(f"S + {extra} > PL")
-        elif self.charged(start, stop):
-            tests.append("S > PL")
+        if extra or self.charged(start, stop):
+            tests.append(f"S + {way.spent + extra} > PL")
         names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
         args = [a for s in stmts for a in s.args]
         names |= {isa.REGISTERS[a.value] for a in args if a.kind is ArgKind.REG and a.value}
-        if names - known.names:
-            tests.append(f"D and not D.isdisjoint({tuple(sorted(names - known.names))!r})")
+        if names - way.names:
+            tests.append(f"D and not D.isdisjoint({tuple(sorted(names - way.names))!r})")
         facts = ["X"] if any(s.op.extra for s in stmts) else []
         facts.extend(f"p != {owner}" for owner in
                      sorted({a.value for a in args if a.kind is ArgKind.RAM and a.value}))
@@ -231,54 +242,94 @@ class _RegionWriter:
             facts.append("g is None")
         facts.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
                      for owner in sorted(goals - {0}))
-        tests.extend(fact for fact in facts if fact not in known.facts)
-        return " or ".join(tests), known._replace(names=known.names | names,
-                                                  facts=known.facts | set(facts))
+        tests.extend(fact for fact in facts if fact not in way.facts)
+        return " or ".join(tests), way._replace(names=way.names | names,
+                                                facts=way.facts | set(facts))
 
-    def then(self, pc: int, entries: frozenset[int], budget: int, known: _Known,
-             pending: str | None = None, own: bool = False) -> list[str]:
+    def reach(self, start: int, budget: int, own: bool) -> int:
+        """The most statements the code `block(start, ..., budget, own=own)` writes can run
+        before it leaves (its longest way through the blocks it carries)."""
+        key = (start, budget, own)
+        if key not in self._reach:
+            stop = self.stop_of[start]
+            last = self.stmts[stop - 1]
+            mnemonic = last.op.mnemonic
+            if mnemonic == "END":
+                onward = 0
+            elif mnemonic == "JMP":
+                onward = self.onward(last.args[0].value, budget, own=False)
+            elif last.op.jump_if is not None:
+                onward = max(self.onward(last.args[0].value, budget, own=False),
+                             self.onward(stop, budget, own))
+            else:
+                onward = self.onward(stop, budget, own)
+            self._reach[key] = stop - start + onward
+        return self._reach[key]
+
+    def onward(self, pc: int, budget: int, own: bool) -> int:
+        """`reach` of what `then(pc, ..., budget, own=own)` writes: 0 if it leaves."""
+        if own and pc in self.owned:
+            return self.reach(pc, budget, own=True)
+        if pc in self.stop_of and self.chain[pc] <= budget:
+            return self.reach(pc, budget - self.chain[pc], own=True)
+        return 0
+
+    def then(self, pc: int, entries: frozenset[int], budget: int, way: _Way,
+             own: bool = False) -> list[str]:
         """On to block `pc`: its code right here while `budget` statements allow (no round
-        of the dispatch: the block is written again, its guard first, what is `known` not
+        of the dispatch: the block is written again, its guard first, what `way` knows not
         asked again), with its whole chain (`owned`; `own`: on along the chain, its
-        statements already counted against `budget`), else `pc` set and the dispatch.
-        `pending`: what `c` must be set to, not set yet (the block overwrites it unless it
-        leaves first)."""
+        statements already counted against `budget`), else what `way` still owes paid,
+        `pc` set and the dispatch."""
         stop = self.stop_of.get(pc)
         if own and pc in self.owned:
-            return self.block(pc, self.stop_of[pc], entries, budget, known, pending, own=True)
+            return self.block(pc, self.stop_of[pc], entries, budget, way, own=True)
         if stop is not None and self.chain[pc] <= budget:
-            return self.block(pc, stop, entries, budget - self.chain[pc], known, pending,
-                              own=True)
-        return [*([f"c = {pending}"] if pending else []), f"pc = {pc}", self.go(pc, entries)]
+            return self.block(pc, stop, entries, budget - self.chain[pc], way, own=True)
+        return [*way.settle(), f"pc = {pc}", self.go(pc, entries)]
 
     def block(self, start: int, stop: int, entries: frozenset[int],
-              budget: int | None = None, known: _Known = NOTHING_KNOWN,
-              pending: str | None = None, own: bool = False) -> list[str]:
+              budget: int | None = None, way: _Way = START, own: bool = False) -> list[str]:
         """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
         into the blocks that follow it (a jump's target, a fall-through) while `budget`
         statements allow (by default the writer's `inline`), and into its own chain when
-        `own` (see `then`).
+        `own` (see `then`); `way` is what the code on the way here has made sure of and
+        left owing.
 
-        What a hand-written loop would not do is done once a block, not once a statement,
-        or not at all: its steps and its power are counted (and the guard tested) as it
-        starts; what a block inlined before it has checked, and no solve since can have
-        changed, is not checked again. A is compared with the target after each operation
-        that writes A, and after the first operation of the code whatever it writes: after
-        that the target is known to differ from A until A changes (the target changes only
-        in a solve, which leaves the rest of the block to the interpreter when A equals the
-        new target). A CMP and the jump after it are one `if` on the operands, each way
-        setting the comparison it found, on the way on only when the code there does not
-        set it again first."""
+        What a hand-written loop would not do is done once a way through the code, once a
+        block, or not at all. The steps and power of the blocks a way runs are added up as
+        the code is written and counted (`steps`, `S`) where it leaves, solves or reads
+        POWER. The step limit is asked once for all the code a block carries when that is
+        at most `STEP_SPAN` statements on its longest way (`reach`): near the limit that
+        code is left to the interpreter. The guard asks for the block's power at once, and
+        not again what a block before it on the way has checked that no solve since can
+        have changed. A is compared with the target after each operation that writes A,
+        and after the first operation of the way whatever it writes: after that the target
+        is known to differ from A until A changes (the target changes only in a solve,
+        which leaves the rest of the block to the interpreter when A equals the new
+        target). A CMP and the jump after it are one `if` on the operands, each way setting
+        the comparison it found, on the way on only when the code there does not set it
+        again first."""
         budget = self.inline if budget is None else budget
-        charged = self.charged(start, stop)
-        condition, known = self.guard(start, stop, known)
-        undo = [f"steps -= {stop - start}"] + ([f"S -= {charged}"] if charged else [])
-        set_c = [f"c = {pending}"] if pending else []
-        out = [f"steps += {stop - start}", *([f"S += {charged}"] if charged else []),
-               f"if {condition}:", *(f"    {line}" for line in undo + set_c),
-               f"    pc = {start}", "    status = 1", "    break"]
-        if self.stmts[start].op.mnemonic != "CMP":
-            out += set_c
+        size, charged = stop - start, self.charged(start, stop)
+        owed = way  # what is owed as the block starts: paid back when its guard refuses it
+        step_test: str | None = "steps > limit"
+        if way.slack >= size:
+            step_test, slack = None, way.slack - size
+        else:
+            longest = self.reach(start, budget, own)
+            slack = longest - size if longest <= STEP_SPAN else 0
+        way = way._replace(steps=way.steps + size, spent=way.spent + charged, slack=slack)
+        if step_test:
+            step_test = f"steps + {way.steps + slack} > limit"
+        condition, way = self.guard(start, stop, way, step_test)
+        out = []
+        if condition:
+            out = [f"if {condition}:", *(f"    {line}" for line in owed.settle()),
+                   f"    pc = {start}", "    status = 1", "    break"]
+        if owed.pending and self.stmts[start].op.mnemonic != "CMP":
+            out.append(f"c = {owed.pending}")
+        way = way._replace(pending=None)
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
         compared = False  # a CMP earlier in this block: c is a number
         for i in range(start, stop):
@@ -300,15 +351,17 @@ class _RegionWriter:
                     cost = isa.cost_of(op, self.mode, self.hacker)
                     out += ["if F:", "    F -= 1"] + (["else:", f"    S += {cost}"] if cost
                                                      else [])
-                if writes_a or not known.differs:
-                    out += ["if r0 == T:"] + [f"    {line}" for line in self.solve(i, stop)]
+                if writes_a or not way.differs:
+                    out += ["if r0 == T:"] + [f"    {line}" for line in
+                                              self.solve(i, stop, way)]
                     # a solve may have changed what the guards checked; p and X it cannot
-                    known = _Known(frozenset(), frozenset(
-                        fact for fact in known.facts if fact == "X" or fact.startswith("p ")),
+                    way = way._replace(names=frozenset(), facts=frozenset(
+                        fact for fact in way.facts if fact == "X" or fact.startswith("p ")),
                         differs=True)
             elif op.mnemonic == "CMP":
                 halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
-                x, y = (self.value(a, halves) for a in stmt.args)
+                unpaid = way.spent - self.charged(i + 1, stop)  # S owes this much here
+                x, y = (self.value(a, halves, unpaid) for a in stmt.args)
                 if "m.state_value('COST'" in x + y:
                     out.append("m.free_uses = F")  # COST counts the free uses left
                 if not re.fullmatch(r"\w+", x):
@@ -324,40 +377,42 @@ class _RegionWriter:
                                                        text) for text in _FUSED[jump.mnemonic])
                     target = self.stmts[i + 1].args[0].value
                     return out + [
-                        f"if {test}:", *(f"    {line}" for line in
-                                         self.then(target, entries, budget, known, taken)),
-                        *self.then(i + 2, entries, budget, known, fell, own)]
+                        f"if {test}:", *(f"    {line}" for line in self.then(
+                            target, entries, budget, way._replace(pending=taken))),
+                        *self.then(i + 2, entries, budget, way._replace(pending=fell), own)]
                 out.append(f"c = ({x} > {y}) - ({x} < {y})")
                 compared = True
             elif op.jump_if is not None:
                 target = stmt.args[0].value
                 if op.mnemonic == "JMP":
-                    return out + self.then(target, entries, budget, known)
+                    return out + self.then(target, entries, budget, way)
                 taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
-                return out + [f"if {taken}:", *(f"    {line}" for line in
-                                                self.then(target, entries, budget, known)),
-                              *self.then(i + 1, entries, budget, known, own=own)]
+                return out + [f"if {taken}:", *(f"    {line}" for line in self.then(
+                                  target, entries, budget, way)),
+                              *self.then(i + 1, entries, budget, way, own=own)]
             elif op.mnemonic == "END":
-                return out + [f"pc = {len(self.stmts)}", "break"]
-        return out + self.then(stop, entries, budget, known, own=own)
+                return out + [*way.settle(), f"pc = {len(self.stmts)}", "break"]
+        return out + self.then(stop, entries, budget, way, own=own)
 
-    def solve(self, i: int, stop: int) -> list[str]:
+    def solve(self, i: int, stop: int, way: _Way) -> list[str]:
         """A reached the target at statement `i`: hand the machine to `Hooks.solved` (which may
         draw cards: events change registers, ERROR cards disable things), take it back, and
         go on with the block where the interpreter would — unless the turn ended, or the rest
         of the block now uses something disabled, or A equals the new target (then the
-        interpreter runs it). The steps and power charged for the rest of the block are
-        not the solve's: they are given back while the machine is the hook's."""
+        interpreter runs it). What `way` owes is paid as far as statement `i`, and `S` set
+        so that `S` and what `way` owes make what the rest of the block costs."""
         rest = self.stmts[i + 1:stop]
         charged = self.charged(i + 1, stop)
         names = {s.op.mnemonic for s in rest if s.op.is_machine_op}
         names |= {isa.REGISTERS[a.value] for s in rest for a in s.args
                   if a.kind is ArgKind.REG and a.value}
-        back = [f"pc = {i + 1}", f"steps -= {stop - i - 1}"] + (["S = 0"] if charged else [])
-        spent = f"S - {charged}" if charged else "S"
+        done = way.steps - (stop - i - 1)  # steps of the way run by the end of statement i
+        back = [f"pc = {i + 1}", *([f"steps += {done}"] if done else []), "S = 0"]
+        unpaid = way.spent - charged  # S owes this much at statement i
+        spent = f"S + {unpaid}" if unpaid else "S"
         lines = ["R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
                  f"m.power = P0 - ({spent}); m.spent += {spent}; m.free_uses = F; m.cmp = c",
-                 f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; S = {charged}",
+                 f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; S = {-unpaid}",
                  "ok = solved()",
                  "r0, r1, r2, r3 = R",
                  "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
