@@ -68,6 +68,7 @@ _BIG = 1 << 60  # literals past this go into the namespace, not the source
 # A conditional jump right after a CMP, as one test of the operands x and y: (the test, the
 # comparison's sign when the jump is taken, when it is not). Only < and > (and ==, which
 # agrees with them on every operand, UNUSABLE included) are asked, as `c` is made of them.
+_SIGNS = ("-1", "0", "1")  # a comparison known outright: no operand it could go stale with
 _FUSED = {
     "JE": ("x == y", "0", "1 if x > y else -1"),
     "JNE": ("x != y", "1 if x > y else -1", "0"),
@@ -120,7 +121,8 @@ class _Way(NamedTuple):
                 *([f"c = {self.pending}"] if self.pending else [])]
 
 
-START = _Way(frozenset(), frozenset(), differs=False, pending=None, slack=0, steps=0, spent=0)
+AT_DISPATCH = _Way(frozenset(), frozenset(), differs=True, pending=None, slack=0, steps=0,
+                   spent=0)
 
 
 class _RegionWriter:
@@ -289,10 +291,10 @@ class _RegionWriter:
         return [*way.settle(), f"pc = {pc}", self.go(pc, entries)]
 
     def block(self, start: int, stop: int, entries: frozenset[int],
-              budget: int | None = None, way: _Way = START, own: bool = False) -> list[str]:
+              budget: int, way: _Way, own: bool = False) -> list[str]:
         """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
         into the blocks that follow it (a jump's target, a fall-through) while `budget`
-        statements allow (by default the writer's `inline`), and into its own chain when
+        statements allow, and into its own chain when
         `own` (see `then`); `way` is what the code on the way here has made sure of and
         left owing.
 
@@ -310,7 +312,6 @@ class _RegionWriter:
         target). A CMP and the jump after it are one `if` on the operands, each way setting
         the comparison it found, on the way on only when the code there does not set it
         again first."""
-        budget = self.inline if budget is None else budget
         size, charged = stop - start, self.charged(start, stop)
         owed = way  # what is owed as the block starts: paid back when its guard refuses it
         step_test: str | None = "steps > limit"
@@ -327,9 +328,10 @@ class _RegionWriter:
         if condition:
             out = [f"if {condition}:", *(f"    {line}" for line in owed.settle()),
                    f"    pc = {start}", "    status = 1", "    break"]
-        if owed.pending and self.stmts[start].op.mnemonic != "CMP":
-            out.append(f"c = {owed.pending}")
-        way = way._replace(pending=None)
+        if owed.pending and owed.pending not in _SIGNS and \
+                self.stmts[start].op.mnemonic != "CMP":
+            out.append(f"c = {owed.pending}")  # its operands may change: set c now
+            way = way._replace(pending=None)
         mask, w1 = (1 << self.bits) - 1, self.bits - 1
         compared = False  # a CMP earlier in this block: c is a number
         for i in range(start, stop):
@@ -381,11 +383,15 @@ class _RegionWriter:
                             target, entries, budget, way._replace(pending=taken))),
                         *self.then(i + 2, entries, budget, way._replace(pending=fell), own)]
                 out.append(f"c = ({x} > {y}) - ({x} < {y})")
+                way = way._replace(pending=None)
                 compared = True
             elif op.jump_if is not None:
                 target = stmt.args[0].value
                 if op.mnemonic == "JMP":
                     return out + self.then(target, entries, budget, way)
+                if way.pending:  # a sign the jump before found: known here
+                    out.append(f"c = {way.pending}")
+                    way, compared = way._replace(pending=None), True
                 taken = op.jump_if if compared else f"c is not None and {op.jump_if}"
                 return out + [f"if {taken}:", *(f"    {line}" for line in self.then(
                                   target, entries, budget, way)),
@@ -410,7 +416,8 @@ class _RegionWriter:
         back = [f"pc = {i + 1}", *([f"steps += {done}"] if done else []), "S = 0"]
         unpaid = way.spent - charged  # S owes this much at statement i
         spent = f"S + {unpaid}" if unpaid else "S"
-        lines = ["R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
+        lines = [*([f"c = {way.pending}"] if way.pending else []),
+                 "R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
                  f"m.power = P0 - ({spent}); m.spent += {spent}; m.free_uses = F; m.cmp = c",
                  f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; S = {-unpaid}",
                  "ok = solved()",
@@ -437,6 +444,15 @@ class _RegionWriter:
         """On to statement `pc`: round the dispatch again, or leave the region."""
         return "continue" if pc in entries else "break"
 
+    def entry(self, start: int, entries: frozenset[int]) -> list[str]:
+        """The code the dispatch runs for block `start`: a block of a chain only for when
+        the interpreter hands it back (see `owned`), plainly; any other with its chain.
+        A differs from the target at every round of the dispatch: the region is not
+        entered otherwise (see `source`), and every way through the code keeps it so."""
+        if start in self.owned:
+            return self.block(start, self.stop_of[start], entries, 0, AT_DISPATCH)
+        return self.block(start, self.stop_of[start], entries, self.inline, AT_DISPATCH, True)
+
     def dispatch(self, blocks: list[tuple[int, int]], entries: frozenset[int],
                  indent: str) -> list[str]:
         """A binary tree of comparisons on pc down to the blocks."""
@@ -447,15 +463,35 @@ class _RegionWriter:
                     + [f"{indent}else:"]
                     + self.dispatch(blocks[mid:], entries, indent + "    "))
         out = []
-        for k, (start, stop) in enumerate(blocks):
+        for k, (start, _) in enumerate(blocks):
             out.append(f"{indent}{'if' if k == 0 else 'elif'} pc == {start}:")
-            code = self.block(start, stop, entries, 0) if start in self.owned else \
-                self.block(start, stop, entries, own=True)
-            out.extend(f"{indent}    {line}" for line in code)
+            out.extend(f"{indent}    {line}" for line in self.entry(start, entries))
         # not a block of this region: HACK, run by the interpreter (GUARDED), or elsewhere
-        return out + [f"{indent}else:",
-                      f"{indent}    status = 1 if {self.low} <= pc < {self.high} else 0",
-                      f"{indent}    break"]
+        return [*out, *([f"{indent}else:"] if out else []),
+                f"{indent}{'    ' if out else ''}status = 1 if {self.low} <= pc < "
+                f"{self.high} else 0", f"{indent}{'    ' if out else ''}break"]
+
+    def heads_first(self, entries: frozenset[int]) -> list[str]:
+        """The dispatch: the loop heads, then the tree of the other blocks."""
+        heads = self.loop_heads()
+        out = []
+        for k, start in enumerate(heads):
+            out.append(f"        {'if' if k == 0 else 'elif'} pc == {start}:")
+            out.extend(f"            {line}" for line in self.entry(start, entries))
+        rest = self.dispatch([b for b in self.blocks if b[0] not in heads], entries,
+                             "            " if heads else "        ")
+        return [*out, "        else:", *rest] if heads else rest
+
+    def loop_heads(self) -> list[int]:
+        """The blocks most jumped back to (a loop's top, a bot's `JMP top`): the dispatch
+        asks for them first, before its tree."""
+        back: dict[int, int] = {}
+        for i in range(self.low, self.high):
+            stmt = self.stmts[i]
+            if stmt.op.jump_if is not None and stmt.args[0].value <= i and \
+                    stmt.args[0].value in self.stop_of:
+                back[stmt.args[0].value] = back.get(stmt.args[0].value, 0) + 1
+        return sorted(back, key=lambda pc: (-back[pc], pc))[:2]
 
     def source(self) -> str:
         entries = frozenset(start for start, _ in self.blocks)
@@ -467,10 +503,12 @@ class _RegionWriter:
             "    shown = m.shown; D = m.disabled; X = m.extras != 'on'",
             "    if T is None:",  # never equal to A: an int compared with an int is fast
             "        T = -1",
+            "    elif r0 == T:",  # A is to be compared with it after the first operation
+            "        return pc, steps, 1",
             f"    P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}",  # PL: an int, for guards
             "    S = 0; F = m.free_uses; status = 0",
             "    while True:",
-            *self.dispatch(self.blocks, entries, "        "),
+            *self.heads_first(entries),
             "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
             "    m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
             "    return pc, steps, status",
