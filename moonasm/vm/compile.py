@@ -146,6 +146,11 @@ class _RegionWriter:
             stop for _, stop in blocks if inline and stop in self.stop_of
             and stop not in targets and stmts[stop - 1].op.mnemonic not in ("JMP", "END"))
         self.chain: dict[int, int] = {}
+        self.paid = [0]  # power the statements before each cost (`charged`)
+        for stmt in stmts:
+            self.paid.append(self.paid[-1] + (
+                isa.cost_of(stmt.op, mode, hacker)
+                if stmt.op.is_machine_op and not self.free(stmt.op) else 0))
         self._reach: dict[tuple[int, int, bool], int] = {}
         for start, stop in reversed(blocks):
             self.chain[start] = stop - start + (self.chain[stop] if stop in self.owned else 0)
@@ -215,10 +220,8 @@ class _RegionWriter:
 
     def charged(self, start: int, stop: int) -> int:
         """The power, in halves, that statements start..stop-1 cost whatever the free uses
-        left: charged when their block starts (a solve inside the block gives back what
-        the statements after it have not spent yet)."""
-        return sum(isa.cost_of(s.op, self.mode, self.hacker) for s in self.stmts[start:stop]
-                   if s.op.is_machine_op and not self.free(s.op))
+        left: counted for their block as a whole (see `block`)."""
+        return self.paid[stop] - self.paid[start]
 
     def guard(self, start: int, stop: int, way: _Way,
               step_test: str | None) -> tuple[str, _Way]:
