@@ -4,19 +4,27 @@ Design (issue 9):
 
 * **Regions, not blocks.** A turn is cut into basic blocks, and runs of consecutive blocks of
   up to `REGION_MAX` statements form a region; a bot's whole turn is one region. A compiled
-  region is one function holding all its blocks, with its own `pc` dispatch (a binary tree of
-  comparisons) inside one `while` loop, so a jump between blocks costs a few comparisons, not
-  a Python call, a tuple and a dictionary lookup. Registers, the comparison, power spent and
-  the hacker's free uses live in local variables; every exit writes *all* of them back.
+  region is one function holding all its blocks, with its own `pc` dispatch (the loops' heads
+  first, then a binary tree of comparisons) inside one `while` loop, so a jump between blocks
+  costs a few comparisons, not a Python call, a tuple and a dictionary lookup. Registers, the
+  comparison, power spent and the hacker's free uses live in local variables; every exit
+  writes *all* of them back.
 * **Every rule still holds exactly.** Each block starts with a guard: enough steps and power
   for the whole block (at full price), nothing it uses disabled or an extra operation where
   extras are not simply on, only the acting player's own RAM, goals it reads readable. When
   a guard fails the function returns and the reference interpreter runs that block statement
   by statement, so a fault is found at its exact statement with the machine untouched. After
-  every machine operation A is compared with the target; on a match the region writes the
-  machine back, calls `Hooks.solved` at exactly that statement, takes the machine back (a
-  solve may draw event cards) and goes on with the block, unless what the rest of the block
-  uses has just been disabled. HACK always runs in the interpreter.
+  every machine operation that could make A equal the target, A is compared with it; on a
+  match the region writes the machine back, calls `Hooks.solved` at exactly that statement,
+  takes the machine back (a solve may draw event cards) and goes on with the block, unless
+  what the rest of the block uses has just been disabled or A equals the new target. HACK
+  always runs in the interpreter.
+* **Like hand-written Python** (issue 27): what a person writing the loop by hand would not
+  do is done once a way through the code, not once a statement — steps and power added up
+  as the code is written and counted where the way leaves, the step limit asked once for
+  up to `STEP_SPAN` statements, what a guard on the way has checked not checked again — and
+  a CMP and the jump after it are one `if` (`_RegionWriter.block` says exactly when each
+  holds; tests/test_codegen.py holds each to the interpreter).
 * **Compile only what pays.** Generating and compiling Python costs far more than
   interpreting a statement once (about `HOT_RATIO` times more), so a region is compiled only
   once the interpreter has executed `HOT_RATIO` steps per statement of it: loops within a run,
@@ -25,10 +33,11 @@ Design (issue 9):
   at most about what interpreting it has already cost (the rent-or-buy bound).
 * **Then inline what runs on.** A region that has run `INLINE_RATIO` steps per statement is
   compiled a second time with each block's code going on into the blocks that follow it (a
-  jump's target, the fall-through), `INLINE` statements deep, their guards included: most
-  jumps then cost no round of the dispatch (a quarter of a bot game's time). That code is
-  about three times larger and slower to compile, so only a region that has run long enough
-  to have cost about as much as compiling it again gets it.
+  jump's target, the fall-through), `INLINE` statements deep, their guards included, and
+  down the whole chain of blocks only the block before enters (a bot's ladder of `CMP GOAL,
+  k / JE gk`): most jumps then cost no round of the dispatch. That code is about twice as
+  large and slower to compile, so only a region that has run long enough to have cost about
+  as much as compiling it again gets it.
 * **Literals of any size** are passed to the generated code as constants of its namespace,
   never written into its source.
 
