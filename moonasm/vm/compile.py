@@ -121,12 +121,12 @@ class _Way(NamedTuple):
     pending: str | None  # what c is to be set to (the jump before knows it), not set yet
     slack: int  # statements more the step limit has been found to allow
     steps: int  # statements run on the way, not yet counted in `steps`
-    spent: int  # power they cost (halves, hacker free uses apart), not yet counted in `S`
+    spent: int  # power they cost (halves, hacker free uses apart), not yet taken from `Q`
 
     def settle(self) -> list[str]:
         """The code that pays what is owed, before the way leaves."""
         return [*([f"steps += {self.steps}"] if self.steps else []),
-                *([f"S += {self.spent}"] if self.spent else []),
+                *([f"Q -= {self.spent}"] if self.spent else []),
                 *([f"c = {self.pending}"] if self.pending else [])]
 
 
@@ -178,14 +178,14 @@ class _RegionWriter:
         return "ram[p]" if arg.value == 0 else f"ram[{arg.value}]"
 
     def value(self, arg: Arg, halves: bool, unpaid: int) -> str:
-        """A CMP operand, in halves or (when no operand has a half) in whole units; `S` owes
-        `unpaid` halves of power spent."""
+        """A CMP operand, in halves or (when no operand has a half) in whole units; `unpaid`
+        halves of power spent are not yet taken from `Q`."""
         kind = arg.kind
         scale = " * 2" if halves else ""
         if kind is ArgKind.NUMBER:
             return self.constant(arg.value if halves else arg.value // 2)
         if kind is ArgKind.POWER:
-            return f"(P0 - S - {unpaid})" if unpaid else "(P0 - S)"
+            return f"(P0 - PL + Q - {unpaid})" if unpaid else "(P0 - PL + Q)"
         if arg.state is not None:
             return self.state(*arg.state)
         if kind is ArgKind.GOAL:
@@ -242,7 +242,7 @@ class _RegionWriter:
         extra = sum(isa.cost_of(s.op, self.mode, self.hacker) for s in stmts
                     if s.op.is_machine_op and self.free(s.op))  # at full price
         if extra or self.charged(start, stop):
-            tests.append(f"S + {way.spent + extra} > PL")
+            tests.append(f"Q < {way.spent + extra}")
         names = {s.op.mnemonic for s in stmts if s.op.is_machine_op}
         args = [a for s in stmts for a in s.args]
         names |= {isa.REGISTERS[a.value] for a in args if a.kind is ArgKind.REG and a.value}
@@ -312,10 +312,11 @@ class _RegionWriter:
 
         What a hand-written loop would not do is done once a way through the code, once a
         block, or not at all. The steps and power of the blocks a way runs are added up as
-        the code is written and counted (`steps`, `S`) where it leaves, solves or reads
-        POWER. The step limit is asked once for all the code a block carries when that is
-        at most `STEP_SPAN` statements on its longest way (`reach`): near the limit that
-        code is left to the interpreter. The guard asks for the block's power at once, and
+        the code is written and counted (`steps`, and `Q`: the power left, so that a
+        guard asks `Q < cost`) where it leaves, solves or reads POWER. The step limit is
+        asked once for all the code a block carries when that is at most `STEP_SPAN`
+        statements on its longest way (`reach`): near the limit that code is left to the
+        interpreter. The guard asks for the block's power at once, and
         not again what a block before it on the way has checked that no solve since can
         have changed. A is compared with the target after each operation that writes A,
         and after the first operation of the way whatever it writes: after that the target
@@ -363,7 +364,7 @@ class _RegionWriter:
                     writes_a = dst == "r0"
                 if self.free(op):
                     cost = isa.cost_of(op, self.mode, self.hacker)
-                    out += ["if F:", "    F -= 1"] + (["else:", f"    S += {cost}"] if cost
+                    out += ["if F:", "    F -= 1"] + (["else:", f"    Q -= {cost}"] if cost
                                                      else [])
                 if writes_a or not way.differs:
                     out += ["if r0 == T:"] + [f"    {line}" for line in
@@ -417,21 +418,21 @@ class _RegionWriter:
         draw cards: events change registers, ERROR cards disable things), take it back, and
         go on with the block where the interpreter would — unless the turn ended, or the rest
         of the block now uses something disabled, or A equals the new target (then the
-        interpreter runs it). What `way` owes is paid as far as statement `i`, and `S` set
-        so that `S` and what `way` owes make what the rest of the block costs."""
+        interpreter runs it). What `way` owes is paid as far as statement `i`, and `Q` set
+        so that what `way` owes, taken from it, leaves the power left after the block."""
         rest = self.stmts[i + 1:stop]
         charged = self.charged(i + 1, stop)
         names = {s.op.mnemonic for s in rest if s.op.is_machine_op}
         names |= {isa.REGISTERS[a.value] for s in rest for a in s.args
                   if a.kind is ArgKind.REG and a.value}
         done = way.steps - (stop - i - 1)  # steps of the way run by the end of statement i
-        back = [f"pc = {i + 1}", *([f"steps += {done}"] if done else []), "S = 0"]
+        back = [f"pc = {i + 1}", *([f"steps += {done}"] if done else []), "Q = PL"]
         unpaid = way.spent - charged  # S owes this much at statement i
-        spent = f"S + {unpaid}" if unpaid else "S"
+        spent = f"PL - Q + {unpaid}" if unpaid else "PL - Q"
         lines = [*([f"c = {way.pending}"] if way.pending else []),
                  "R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-                 f"m.power = P0 - ({spent}); m.spent += {spent}; m.free_uses = F; m.cmp = c",
-                 f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; S = {-unpaid}",
+                 f"S = {spent}; m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+                 f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; Q = PL + {unpaid}",
                  "ok = solved()",
                  "r0, r1, r2, r3 = R",
                  "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
@@ -517,12 +518,14 @@ class _RegionWriter:
             "        T = -1",
             "    elif r0 == T:",  # A is to be compared with it after the first operation
             "        return pc, steps, 1",
-            f"    P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}",  # PL: an int, for guards
-            "    S = 0; F = m.free_uses; status = 0",
+            # PL: the power left as an int (unlimited: more than a turn can spend); Q: what
+            # is left of it (PL less the power spent since the machine was last written)
+            f"    P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; Q = PL",
+            "    F = m.free_uses; status = 0",
             "    while True:",
             *self.heads_first(entries),
             "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-            "    m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+            "    S = PL - Q; m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
             "    return pc, steps, status",
         ]
         return "\n".join(lines)
