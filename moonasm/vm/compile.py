@@ -77,6 +77,8 @@ _BIG = 1 << 60  # literals past this go into the namespace, not the source
 # A conditional jump right after a CMP, as one test of the operands x and y: (the test, the
 # comparison's sign when the jump is taken, when it is not). Only < and > (and ==, which
 # agrees with them on every operand, UNUSABLE included) are asked, as `c` is made of them.
+_AGAIN = ("g", "; g = m.goal"), ("shown", "; shown = m.shown")  # after a solve, if read
+_FREE_BACK = "m.free_uses = F"  # when the region can use a free hacker use up
 _SIGNS = ("-1", "0", "1")  # a comparison known outright: no operand it could go stale with
 _FUSED = {
     "JE": ("x == y", "0", "1 if x > y else -1"),
@@ -436,7 +438,7 @@ class _RegionWriter:
                  "ok = solved()",
                  "r0, r1, r2, r3 = R",
                  "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
-                 "T = m.target; g = m.goal; shown = m.shown; D = m.disabled",
+                 f"T = m.target; D = m.disabled{_AGAIN[0][1]}{_AGAIN[1][1]}",
                  "if T is None:", "    T = -1"]
         tests = []
         if names:
@@ -507,13 +509,27 @@ class _RegionWriter:
         return sorted(back, key=lambda pc: (-back[pc], pc))[:2]
 
     def source(self) -> str:
+        """The region function. It reads from the machine only what its code uses: a bot's
+        turn calls it once or a few times, and each read is paid at every call."""
         entries = frozenset(start for start, _ in self.blocks)
+        body = "\n".join(self.heads_first(entries))
+        free = "if F:" in body  # F changes: it is written back
+        if not free:
+            body = "\n".join(line for line in body.split("\n")
+                             if line.strip() != _FREE_BACK).replace(f"; {_FREE_BACK}", "")
+        for name, again in _AGAIN:
+            if not re.search(rf"\b{name}\b", body.replace(again, "")):
+                body = body.replace(again, "")
+        reads = "; ".join(f"{name} = {value}" for name, value in (
+            ("ram", "m.ram"), ("p", "m.player"), ("g", "m.goal"), ("shown", "m.shown"),
+            ("D", "m.disabled"), ("X", "m.extras != 'on'"), ("F", "m.free_uses"))
+            if re.search(rf"\b{name}\b", body))
         lines = [
             "def region(m, pc, steps, limit, solved):",
             "    R = m.regs",
             "    r0, r1, r2, r3 = R",
-            "    ram = m.ram; p = m.player; T = m.target; c = m.cmp; g = m.goal",
-            "    shown = m.shown; D = m.disabled; X = m.extras != 'on'",
+            "    T = m.target; c = m.cmp; status = 0",
+            *([f"    {reads}"] if reads else []),
             "    if T is None:",  # never equal to A: an int compared with an int is fast
             "        T = -1",
             "    elif r0 == T:",  # A is to be compared with it after the first operation
@@ -521,11 +537,11 @@ class _RegionWriter:
             # PL: the power left as an int (unlimited: more than a turn can spend); Q: what
             # is left of it (PL less the power spent since the machine was last written)
             f"    P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; Q = PL",
-            "    F = m.free_uses; status = 0",
             "    while True:",
-            *self.heads_first(entries),
+            body,
             "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-            "    S = PL - Q; m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+            "    S = PL - Q; m.power = P0 - S; m.spent += S; m.cmp = c"
+            + (f"; {_FREE_BACK}" if free else ""),
             "    return pc, steps, status",
         ]
         return "\n".join(lines)
