@@ -127,3 +127,55 @@ def ladders(draw: st.DrawFn) -> Case:
 @given(ladders())
 def test_compiled_ladders_and_fused_jumps_agree(case: Case) -> None:
     agree(case)
+
+
+def play_retargeting_to_a(source: str, max_steps: int, fast: bool) -> list[object]:
+    """Every turn of `source` with a target that each solve sets to A itself (as a game's
+    next goal can happen to be), the first few times: the next operation, whatever it
+    writes, solves again. Everything a user could see."""
+    from moonasm.lang.check import check_source
+    from moonasm.vm.compile import run_turn
+    from moonasm.vm.interpret import interpret_turn
+    from moonasm.vm.machine import UNLIMITED, Hooks, Machine
+
+    program = check_source(source).program
+    assert program is not None
+    m = Machine.from_config(program.config)
+    seen: list[object] = []
+
+    def solved() -> bool:
+        seen.append(("solved", tuple(m.regs), m.power, m.spent, m.cmp))
+        m.target = m.regs[0] if len(seen) < 6 else None
+        return True
+
+    m.target = program.config.goal
+    power = UNLIMITED if program.config.power is None else program.config.power
+    for turn in program.turns:
+        m.begin_turn(turn.player, power)
+        runner = run_turn if fast else interpret_turn
+        outcome = runner(m, turn, Hooks(solved=solved), max_steps)
+        seen.append(("turn", outcome.steps, outcome.stopped, outcome.fault and (
+            outcome.fault.kind, outcome.fault.message), tuple(m.regs), m.power, m.spent, m.cmp))
+    return seen
+
+
+SOLVING_AGAIN = [
+    # the solve is the block's last operation; then blocks whose first operation is not A's
+    ".goal 2\nl: INC A\nCMP B, 9\nJE x\nINC B\nNOT C\nCMP B, 12\nJL l\nx: END",
+    ".goal 2\nl: INC A\nCMP A, 9\nJE x\nINC B\nNOT C\nCMP B, 12\nJL l\nx: END",
+    ".goal 5\nl: DEC A\nCMP POWER, 1\nJL x\nROL B\nCMP B, 4\nJNE l\nx: END",
+    ".goal 1\nl: INC A\nJMP m\nm: ROL B\nNOT C\nCMP B, 3\nJNE l",
+    ".goal 3\n.power 30\nl: INC A\nNOT B\nCMP POWER, 2\nJG l",
+]
+
+
+@pytest.mark.parametrize("max_steps", [4, 30, 1000])
+@pytest.mark.parametrize("source", SOLVING_AGAIN)
+def test_a_solve_whose_next_target_is_a_agrees(source: str, max_steps: int) -> None:
+    from test_differential import compiling_after
+
+    expected = play_retargeting_to_a(source, max_steps, fast=False)
+    for ratio, inline in ((0, 10 ** 9), (0, 0), (2, 6)):
+        with compiling_after(ratio, inline=inline):
+            for _ in range(2):
+                assert play_retargeting_to_a(source, max_steps, fast=True) == expected

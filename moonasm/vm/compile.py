@@ -440,19 +440,16 @@ class _RegionWriter:
                  "if not ok:", *(f"    {line}" for line in back), "    status = 3", "    break",
                  f"T = m.target; D = m.disabled{_AGAIN[0][1]}{_AGAIN[1][1]}",
                  "if T is None:", "    T = -1"]
-        tests = []
+        tests = ["r0 == T"]  # the code on from here takes A to differ from the target
         if names:
             tests.append(f"D and not D.isdisjoint({tuple(sorted(names))!r})")
-            tests.append("r0 == T")
         goals = {a.value for s in rest for a in s.args if a.kind is ArgKind.GOAL}
         if 0 in goals:
             tests.append("g is None")
         tests.extend(f"((g is None) if p == {owner} else ({owner} not in shown))"
                      for owner in sorted(goals - {0}))
-        if tests:
-            lines += [f"if {' or '.join(tests)}:", *(f"    {line}" for line in back),
-                      "    status = 1", "    break"]
-        return lines
+        return [*lines, f"if {' or '.join(tests)}:", *(f"    {line}" for line in back),
+                "    status = 1", "    break"]
 
     @staticmethod
     def go(pc: int, entries: frozenset[int]) -> str:
