@@ -179,3 +179,14 @@ def test_a_solve_whose_next_target_is_a_agrees(source: str, max_steps: int) -> N
         with compiling_after(ratio, inline=inline):
             for _ in range(2):
                 assert play_retargeting_to_a(source, max_steps, fast=True) == expected
+
+
+@DIFFERENTIAL
+@given(ladders())
+def test_ladders_retargeting_to_a_agree(case: Case) -> None:
+    from test_differential import compiling_after
+
+    expected = play_retargeting_to_a(case.source, case.max_steps, fast=False)
+    for ratio, inline in ((0, 10 ** 9), (0, 0)):
+        with compiling_after(ratio, inline=inline):
+            assert play_retargeting_to_a(case.source, case.max_steps, fast=True) == expected
