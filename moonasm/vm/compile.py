@@ -119,7 +119,6 @@ class _Way(NamedTuple):
 
     names: frozenset[str]  # operations and registers found not disabled
     facts: frozenset[str]  # guard tests found false: `p != 2`, `g is None`, ...
-    differs: bool  # A differs from the target
     pending: str | None  # what c is to be set to (the jump before knows it), not set yet
     slack: int  # statements more the step limit has been found to allow
     steps: int  # statements run on the way, not yet counted in `steps`
@@ -132,8 +131,7 @@ class _Way(NamedTuple):
                 *([f"c = {self.pending}"] if self.pending else [])]
 
 
-AT_DISPATCH = _Way(frozenset(), frozenset(), differs=True, pending=None, slack=0, steps=0,
-                   spent=0)
+AT_DISPATCH = _Way(frozenset(), frozenset(), pending=None, slack=0, steps=0, spent=0)
 
 
 class _RegionWriter:
@@ -308,9 +306,8 @@ class _RegionWriter:
               budget: int, way: _Way, own: bool = False) -> list[str]:
         """One block's code, ending in `continue` (go on at pc) or `break` (leave); it goes on
         into the blocks that follow it (a jump's target, a fall-through) while `budget`
-        statements allow, and into its own chain when
-        `own` (see `then`); `way` is what the code on the way here has made sure of and
-        left owing.
+        statements allow, and into its own chain when `own` (see `then`); `way` is what
+        the code on the way here has made sure of and left owing.
 
         What a hand-written loop would not do is done once a way through the code, once a
         block, or not at all. The steps and power of the blocks a way runs are added up as
@@ -318,15 +315,14 @@ class _RegionWriter:
         guard asks `Q < cost`) where it leaves, solves or reads POWER. The step limit is
         asked once for all the code a block carries when that is at most `STEP_SPAN`
         statements on its longest way (`reach`): near the limit that code is left to the
-        interpreter. The guard asks for the block's power at once, and
-        not again what a block before it on the way has checked that no solve since can
-        have changed. A is compared with the target after each operation that writes A,
-        and after the first operation of the way whatever it writes: after that the target
-        is known to differ from A until A changes (the target changes only in a solve,
-        which leaves the rest of the block to the interpreter when A equals the new
-        target). A CMP and the jump after it are one `if` on the operands, each way setting
-        the comparison it found, on the way on only when the code there does not set it
-        again first."""
+        interpreter. The guard asks for the block's power at once, and not again what a
+        block before it on the way has checked that no solve since can have changed. A is
+        compared with the target after each operation that writes A, and no other: A
+        differs from the target at every round of the dispatch (see `entry`) and stays so
+        until A changes (the target changes only in a solve, which leaves the rest of the
+        block to the interpreter when A equals the new target). A CMP and the jump after it
+        are one `if` on the operands, each way setting the comparison it found, on the way
+        on only when the code there does not set it again first."""
         size, charged = stop - start, self.charged(start, stop)
         owed = way  # what is owed as the block starts: paid back when its guard refuses it
         step_test: str | None = "steps > limit"
@@ -368,16 +364,15 @@ class _RegionWriter:
                     cost = isa.cost_of(op, self.mode, self.hacker)
                     out += ["if F:", "    F -= 1"] + (["else:", f"    Q -= {cost}"] if cost
                                                      else [])
-                if writes_a or not way.differs:
+                if writes_a:
                     out += ["if r0 == T:"] + [f"    {line}" for line in
                                               self.solve(i, stop, way)]
                     # a solve may have changed what the guards checked; p and X it cannot
                     way = way._replace(names=frozenset(), facts=frozenset(
-                        fact for fact in way.facts if fact == "X" or fact.startswith("p ")),
-                        differs=True)
+                        fact for fact in way.facts if fact == "X" or fact.startswith("p ")))
             elif op.mnemonic == "CMP":
                 halves = any(a.kind is ArgKind.POWER or a.state is not None for a in stmt.args)
-                unpaid = way.spent - self.charged(i + 1, stop)  # S owes this much here
+                unpaid = way.spent - self.charged(i + 1, stop)  # not yet taken from Q here
                 x, y = (self.value(a, halves, unpaid) for a in stmt.args)
                 if "m.state_value('COST'" in x + y:
                     out.append("m.free_uses = F")  # COST counts the free uses left
@@ -429,7 +424,7 @@ class _RegionWriter:
                   if a.kind is ArgKind.REG and a.value}
         done = way.steps - (stop - i - 1)  # steps of the way run by the end of statement i
         back = [f"pc = {i + 1}", *([f"steps += {done}"] if done else []), "Q = PL"]
-        unpaid = way.spent - charged  # S owes this much at statement i
+        unpaid = way.spent - charged  # not yet taken from Q at statement i
         spent = f"PL - Q + {unpaid}" if unpaid else "PL - Q"
         lines = [*([f"c = {way.pending}"] if way.pending else []),
                  "R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
