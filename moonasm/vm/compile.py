@@ -78,7 +78,7 @@ _BIG = 1 << 60  # literals past this go into the namespace, not the source
 # comparison's sign when the jump is taken, when it is not). Only < and > (and ==, which
 # agrees with them on every operand, UNUSABLE included) are asked, as `c` is made of them.
 _AGAIN = ("g", "; g = m.goal"), ("shown", "; shown = m.shown")  # after a solve, if read
-_FREE_BACK = "m.free_uses = F"  # when the region can use a free hacker use up
+_NAMES = re.compile(r"[A-Za-z_]\w*")  # the names a region's code uses
 _SIGNS = ("-1", "0", "1")  # a comparison known outright: no operand it could go stale with
 _FUSED = {
     "JE": ("x == y", "0", "1 if x > y else -1"),
@@ -155,6 +155,9 @@ class _RegionWriter:
             stop for _, stop in blocks if inline and stop in self.stop_of
             and stop not in targets and stmts[stop - 1].op.mnemonic not in ("JMP", "END"))
         self.chain: dict[int, int] = {}
+        # F is written back where the region can use a free hacker use up
+        self.free_back = "; m.free_uses = F" if any(
+            s.op.is_machine_op and self.free(s.op) for s in stmts[low:high]) else ""
         self.paid = [0]  # power the statements before each cost (`charged`)
         for stmt in stmts:
             self.paid.append(self.paid[-1] + (
@@ -375,7 +378,8 @@ class _RegionWriter:
                 unpaid = way.spent - self.charged(i + 1, stop)  # not yet taken from Q here
                 x, y = (self.value(a, halves, unpaid) for a in stmt.args)
                 if "m.state_value('COST'" in x + y:
-                    out.append("m.free_uses = F")  # COST counts the free uses left
+                    if self.free_back:  # COST counts the free uses left
+                        out.append("m.free_uses = F")
                 if not re.fullmatch(r"\w+", x):
                     out.append(f"x = {x}")
                     x = "x"
@@ -428,7 +432,7 @@ class _RegionWriter:
         spent = f"PL - Q + {unpaid}" if unpaid else "PL - Q"
         lines = [*([f"c = {way.pending}"] if way.pending else []),
                  "R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-                 f"S = {spent}; m.power = P0 - S; m.spent += S; m.free_uses = F; m.cmp = c",
+                 f"S = {spent}; m.power = P0 - S; m.spent += S; m.cmp = c{self.free_back}",
                  f"P0 = m.power; PL = P0 if P0 < {_BIG} else {_BIG}; Q = PL + {unpaid}",
                  "ok = solved()",
                  "r0, r1, r2, r3 = R",
@@ -505,17 +509,14 @@ class _RegionWriter:
         turn calls it once or a few times, and each read is paid at every call."""
         entries = frozenset(start for start, _ in self.blocks)
         body = "\n".join(self.heads_first(entries))
-        free = "if F:" in body  # F changes: it is written back
-        if not free:
-            body = "\n".join(line for line in body.split("\n")
-                             if line.strip() != _FREE_BACK).replace(f"; {_FREE_BACK}", "")
+        words = set(_NAMES.findall(body.replace(_AGAIN[0][1], "").replace(_AGAIN[1][1], "")))
         for name, again in _AGAIN:
-            if not re.search(rf"\b{name}\b", body.replace(again, "")):
+            if name not in words:
                 body = body.replace(again, "")
         reads = "; ".join(f"{name} = {value}" for name, value in (
             ("ram", "m.ram"), ("p", "m.player"), ("g", "m.goal"), ("shown", "m.shown"),
             ("D", "m.disabled"), ("X", "m.extras != 'on'"), ("F", "m.free_uses"))
-            if re.search(rf"\b{name}\b", body))
+            if name in words)
         lines = [
             "def region(m, pc, steps, limit, solved):",
             "    R = m.regs",
@@ -532,8 +533,7 @@ class _RegionWriter:
             "    while True:",
             body,
             "    R[0] = r0; R[1] = r1; R[2] = r2; R[3] = r3",
-            "    S = PL - Q; m.power = P0 - S; m.spent += S; m.cmp = c"
-            + (f"; {_FREE_BACK}" if free else ""),
+            "    S = PL - Q; m.power = P0 - S; m.spent += S; m.cmp = c" + self.free_back,
             "    return pc, steps, status",
         ]
         return "\n".join(lines)
