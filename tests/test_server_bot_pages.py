@@ -300,6 +300,14 @@ def test_the_author_challenges_and_sees_the_results(site: dict[str, Any]) -> Non
         assert errors(driver) == []
 
 
+def _first_line(driver: Any) -> str:
+    """The bot page's first paragraph (its state on the ladder), or "" while the page the
+    button posted to is still loading."""
+    found: str = driver.execute_script(
+        "const p = document.querySelector('main p'); return p ? p.textContent : ''")
+    return found
+
+
 def test_the_author_reactivates_an_older_version_and_withdraws(site: dict[str, Any]) -> None:
     from selenium.webdriver.common.by import By
 
@@ -316,8 +324,7 @@ def test_the_author_reactivates_an_older_version_and_withdraws(site: dict[str, A
         _sign_in(driver, server, tokens["ada"], f"/bots/{v1}")
         assert "left the ladder (new version)" in driver.find_element(By.TAG_NAME, "main").text
         driver.find_element(By.CSS_SELECTOR, "button[aria-label='reactivate v1']").click()
-        wait_for(lambda: "on the ladder ·" in driver.find_element(By.CSS_SELECTOR,
-                                                                   "main p").text)
+        wait_for(lambda: "on the ladder ·" in _first_line(driver))
         with server.client() as c:
             assert c.get(f"/api/bots/{v1}").json()["active"] is True
             assert c.get(f"/api/bots/{v2}").json()["left"] == "replaced by v1"
@@ -325,8 +332,7 @@ def test_the_author_reactivates_an_older_version_and_withdraws(site: dict[str, A
                                     c.get("/api/hills/main/standings").json()["standings"]])
         assert "replaced by v1" in driver.find_element(By.CSS_SELECTOR, "ul.versions").text
         driver.find_element(By.ID, "withdraw").click()
-        wait_for(lambda: "left the ladder (withdrawn)" in driver.find_element(
-            By.CSS_SELECTOR, "main p").text)
+        wait_for(lambda: "left the ladder (withdrawn)" in _first_line(driver))
         with server.client() as c:
             assert v1 not in [r["bot"] for r in
                               c.get("/api/hills/main/standings").json()["standings"]]
