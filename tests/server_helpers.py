@@ -115,10 +115,19 @@ def submit(server: Server, token: str, source: str | bytes, hill: str = "main") 
                       headers={"Content-Type": "text/plain"})
 
 
+# what a browser raises while the page a test looks at is still being replaced: not yet
+_LOADING = ("NoSuchElementException", "StaleElementReferenceException")
+
+
 def wait_for(predicate: Any, timeout: float = 30.0, every: float = 0.1) -> Any:
     deadline = time.monotonic() + timeout
     while True:
-        value = predicate()
+        try:
+            value = predicate()
+        except Exception as e:
+            if type(e).__name__ not in _LOADING or time.monotonic() > deadline:
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:
