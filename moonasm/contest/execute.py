@@ -203,6 +203,29 @@ def _on_dask(payloads: list[str], client: Any) -> Iterator[Batch]:
         client.cancel(futures)
 
 
+def serve_tasks(conn: Any, parent: int) -> None:
+    """A worker process of the server's runs: `(task, args)` read from the pipe `conn`, and
+    `(True, task(*args))` or `(False, the exception)` written back, until the pipe closes.
+    One pickle each way and no thread in between (a `ProcessPoolExecutor` hands each task
+    through three threads of the parent)."""
+    die_with_parent(parent)
+    while True:
+        try:
+            task, args = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer: tuple[bool, Any] = (True, task(*args))
+        except Exception as e:  # the parent raises it where the task was called
+            answer = (False, e)
+        try:
+            conn.send(answer)
+        except (EOFError, OSError):
+            return
+        except Exception as e:  # an answer that does not pickle
+            conn.send((False, RuntimeError(f"{type(e).__name__}: {e}")))
+
+
 def die_with_parent(parent: int) -> None:
     """A worker's initializer: end this process when the contest process `parent` ends, however
     it ends (SIGKILL included), and leave Ctrl-C to the parent. On Linux the kernel sends
