@@ -88,6 +88,11 @@ class GameSnapshot:
     machine: Machine
 
 
+# the deck of a game not yet dealt: the rules replace it before anything draws, so games share
+# this one instead of each making an empty Deck it throws away
+_UNDEALT = Deck(())
+
+
 class GameError(Exception):
     """The game was driven the wrong way (e.g. `run` without an open turn)."""
 
@@ -108,7 +113,7 @@ class Game:
         (the differential tests play each game both ways and compare the events).
         `deck` replaces the shuffled deck (tests; see the module docstring).
         """
-        problems = options.problems(len(names))
+        problems, self._power_per_seat, hackers = options.setup(len(names))
         if problems:
             raise ValueError("; ".join(problems))
         if on_event is not None and lines is not None:
@@ -126,17 +131,16 @@ class Game:
             interpret_turn if interpreter else run_turn
         self.per_goal = cards_per_goal(options.bits)
         self._queue = not options.versus  # SLOT and PENDING mean something
-        self._power_per_seat = options.powers(self.players)
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
-        if options.hackers:
-            m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
+        if hackers:
+            m.hackers = dict(hackers)  # (the machine's own: a copy of the options' record)
         m.extras = options.extras
         self._tokens = options.extras == "tokens"  # the only setting that counts them
         if self._tokens:
             m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
                         for s in range(1, self.players + 1)}
         self.machine = m
-        self.state = GameState.new(Deck(()), self.players)
+        self.state = GameState.new(_UNDEALT, self.players)  # rules.deal gives it its deck
         self.dealt: tuple[Card, ...] = ()
         self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
         # (the rules' methods, not the game's: the game holds these hooks, and a finished

@@ -113,6 +113,14 @@ class GameOptions:
         return list(self._kept("_problems", players, lambda n: [
             message for _, message in self.keyed_problems(n)]))
 
+    def setup(self, players: int) -> tuple[tuple[str, ...], tuple[int, ...], dict[int, Any]]:
+        """(problems, powers, hackers by seat in seat order): what every `Game` with these
+        options and `players` seats sets up from, computed once and kept, so that a contest's
+        thousands of games pay one dictionary look-up for it instead of three computations."""
+        return self._kept("_setup", players, lambda n: (
+            tuple(self.problems(n)), self.powers(n),
+            {s: isa.HACKERS[k] for s, k in sorted(self.hackers.items())}))
+
     def _kept(self, name: str, players: int, make: Callable[[int], _T]) -> _T:
         """`make(players)`, kept on the options (they are frozen) by player count: every
         `Game` asks for its seats' powers and problems, and a contest plays thousands of
