@@ -146,6 +146,7 @@ class Game:
         # (the rules' methods, not the game's: the game holds these hooks, and a finished
         # game's rules hold it weakly, so that nothing refers back to it; see _send_result)
         self._hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting)
+        self._show_goal = self.rules.show_goal  # (every turn opens with it)
         self.rules.deal(deck)
         m.deck = len(self.state.deck)  # what DECK reads (each draw keeps it)
         if self.state.finished:
@@ -234,7 +235,7 @@ class Game:
         """Show `seat` its goal and, if it has one, hand it the machine with its power (the
         `Turn` event); else the `Skip` event and False. `begin_turn` and `play` share it."""
         st, m = self.state, self.machine
-        self.rules.show_goal()
+        self._show_goal()
         if m.goal is None:
             if self.on_event is not None:
                 self.on_event(self.make.Skip(st.round, seat, "no goal"))

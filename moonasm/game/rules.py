@@ -309,8 +309,13 @@ class VersusRules(Rules):
         st = g.state
         seat = st.seat
         goal = m.target
+        plain = g.on_event is None and not g._tokens  # credit is the score alone
         while goal is not None and m.regs[0] == goal:
-            g.credit(seat, goal, st.goals[seat] or [])
+            if plain:  # (Game.credit, inlined: a competitive game solves at every turn)
+                score = st.scores[seat] = st.scores[seat] + 1
+                m.scores[seat] = score  # what SCOREn reads
+            else:
+                g.credit(seat, goal, st.goals[seat] or [])
             m.shown.pop(seat, None)
             st.goals[seat] = st.goal_values[seat] = None  # none while the next is drawn
             self.draw_goal(seat)
