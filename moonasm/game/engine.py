@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game import tables
-from moonasm.game.cards import GOAL_CARDS, Card, cards_per_goal
+from moonasm.game.cards import GOAL_CARDS, Card
 from moonasm.game.deck import CardSpec, Deck
 from moonasm.game.options import EXTRAS, GAME_WIDTHS, MODES, GameOptions
 from moonasm.game.rules import CoopRules, PendingGoal, Rules, VersusRules
@@ -113,7 +113,8 @@ class Game:
         (the differential tests play each game both ways and compare the events).
         `deck` replaces the shuffled deck (tests; see the module docstring).
         """
-        problems, self._power_per_seat, hackers = options.setup(len(names))
+        problems, self._power_per_seat, hackers, self.per_goal, versus, self._tokens = \
+            options.setup(len(names))
         if problems:
             raise ValueError("; ".join(problems))
         if on_event is not None and lines is not None:
@@ -129,20 +130,18 @@ class Game:
         # how a bot's turn runs (a view may trace it its own way: moonasm.vm.folded)
         self.runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = \
             interpret_turn if interpreter else run_turn
-        self.per_goal = cards_per_goal(options.bits)
-        self._queue = not options.versus  # SLOT and PENDING mean something
+        self._queue = not versus  # SLOT and PENDING mean something
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
         if hackers:
             m.hackers = dict(hackers)  # (the machine's own: a copy of the options' record)
         m.extras = options.extras
-        self._tokens = options.extras == "tokens"  # the only setting that counts them
-        if self._tokens:
+        if self._tokens:  # (extras="tokens": the only setting that counts them)
             m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
                         for s in range(1, self.players + 1)}
         self.machine = m
         self.state = GameState.new(_UNDEALT, self.players)  # rules.deal gives it its deck
         self.dealt: tuple[Card, ...] = ()
-        self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
+        self.rules: Rules = VersusRules(self) if versus else CoopRules(self)
         # (the rules' methods, not the game's: the game holds these hooks, and a finished
         # game's rules hold it weakly, so that nothing refers back to it; see _send_result)
         self._hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting)
@@ -234,18 +233,19 @@ class Game:
     def _open_turn(self, seat: int) -> bool:
         """Show `seat` its goal and, if it has one, hand it the machine with its power (the
         `Turn` event); else the `Skip` event and False. `begin_turn` and `play` share it."""
-        st, m = self.state, self.machine
+        m = self.machine
         self._show_goal()
         if m.goal is None:
             if self.on_event is not None:
-                self.on_event(self.make.Skip(st.round, seat, "no goal"))
+                self.on_event(self.make.Skip(self.state.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self._power_per_seat[seat])
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
         if self.on_event is not None:
-            self.on_event(self.make.Turn(st.round, seat, power_or_none(m.power), m.goal,
-                                         tuple(m.regs), tuple(m.ram[1:self.players + 1])))
+            self.on_event(self.make.Turn(self.state.round, seat, power_or_none(m.power),
+                                         m.goal, tuple(m.regs),
+                                         tuple(m.ram[1:self.players + 1])))
         return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
@@ -363,9 +363,10 @@ class Game:
             hooks = Hooks(solved=rules.solved, hack=rules.hack_acting, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
         runner, max_steps, players = self.runner, self.options.max_steps, self.players
+        open_turn = self._open_turn
         while not st.finished:
             seat = st.seat
-            if self._open_turn(seat):
+            if open_turn(seat):
                 steps = 0
                 if m.regs[0] != m.target or rules.solved():  # (solved at the turn's start)
                     outcome = runner(m, turns[seat - 1], hooks, max_steps)
