@@ -302,8 +302,10 @@ class Game:
         st = self.state
         if not st.finished:
             st.seat += 1
-            if st.seat > self.players:
-                self._end_round()
+            if st.seat > self.players:  # the end-of-round procedure
+                self.rules.end_round()
+                if self.on_event is not None:
+                    self._round_ended()
                 if not st.finished:
                     st.round += 1
                     self.machine.round = st.round  # what ROUND reads
@@ -311,13 +313,13 @@ class Game:
         if st.finished:
             self._send_result()
 
-    def _end_round(self) -> None:
-        self.rules.end_round()
-        if self.on_event is not None:
-            st = self.state
-            pending = () if not self._queue else tuple(  # (a competitive game has no queue)
-                [ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals])
-            self.on_event(self.make.RoundEnd(st.round, pending, st.bugs, len(st.deck)))
+    def _round_ended(self) -> None:
+        """Report the end of the round to the sink (its procedure done: `_pass_turn`)."""
+        assert self.on_event is not None
+        st = self.state
+        pending = () if not self._queue else tuple(  # (a competitive game has no queue)
+            [ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals])
+        self.on_event(self.make.RoundEnd(st.round, pending, st.bugs, len(st.deck)))
 
     def _send_result(self) -> None:
         st = self.state
