@@ -389,25 +389,26 @@ class Game:
 
     def winners(self) -> list[int]:
         st = self.state
-        seats = list(range(1, self.players + 1))
         if not self.options.versus:
-            return seats if st.outcome == "won" else []
+            return list(range(1, self.players + 1)) if st.outcome == "won" else []
         if not st.finished:
             return []
-        best = max(st.scores.values())
-        return [s for s in seats if st.scores[s] == best]
+        scores = st.scores  # (by seat, in seat order: made so at setup, copied so)
+        best = max(scores.values())
+        return [s for s, score in scores.items() if score == best]
 
     def result(self) -> dict[str, Any]:
         """The object `moonasm play --json` prints (spec §6)."""
         st = self.state
+        scores, faults = st.scores, st.faults
         return {
             "mode": self.options.mode,
             "seed": self.seed,
             "bits": self.options.bits,
             "rounds": st.round,
             "result": st.outcome,
-            "players": [{"seat": s, "name": self.names[s - 1], "solved": st.scores[s],
-                         "faults": st.faults[s]} for s in range(1, self.players + 1)],
+            "players": [{"seat": s, "name": name, "solved": scores[s], "faults": faults[s]}
+                        for s, name in enumerate(self.names, 1)],
             "winners": self.winners(),
         }
 
