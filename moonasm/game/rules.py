@@ -264,8 +264,9 @@ class VersusRules(Rules):
         return self.game.state.goal_values.get(seat)
 
     def show_goal(self) -> None:
-        m = self.game.machine
-        m.goal = m.target = self.game.state.goal_values.get(self.game.state.seat)
+        g = self.game
+        st, m = g.state, g.machine
+        m.goal = m.target = st.goal_values.get(st.seat)
 
     def draw_goal(self, seat: int) -> None:
         """Draw a goal (1 or 2 cards) for `seat`; a BUG is kept as a hack token and the
