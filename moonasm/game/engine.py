@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from moonasm import isa
 from moonasm.game import events as ev
 from moonasm.game import tables
-from moonasm.game.cards import GOAL_CARDS, Card, cards_per_goal
+from moonasm.game.cards import GOAL_CARDS, Card
 from moonasm.game.deck import CardSpec, Deck
 from moonasm.game.options import EXTRAS, GAME_WIDTHS, MODES, GameOptions
 from moonasm.game.rules import CoopRules, PendingGoal, Rules, VersusRules
@@ -88,6 +88,11 @@ class GameSnapshot:
     machine: Machine
 
 
+# the deck of a game not yet dealt: the rules replace it before anything draws, so games share
+# this one instead of each making an empty Deck it throws away
+_UNDEALT = Deck(())
+
+
 class GameError(Exception):
     """The game was driven the wrong way (e.g. `run` without an open turn)."""
 
@@ -108,7 +113,8 @@ class Game:
         (the differential tests play each game both ways and compare the events).
         `deck` replaces the shuffled deck (tests; see the module docstring).
         """
-        problems = options.problems(len(names))
+        problems, self._power_per_seat, hackers, self.per_goal, versus, self._tokens = \
+            options.setup(len(names))
         if problems:
             raise ValueError("; ".join(problems))
         if on_event is not None and lines is not None:
@@ -124,24 +130,22 @@ class Game:
         # how a bot's turn runs (a view may trace it its own way: moonasm.vm.folded)
         self.runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = \
             interpret_turn if interpreter else run_turn
-        self.per_goal = cards_per_goal(options.bits)
-        self._queue = not options.versus  # SLOT and PENDING mean something
-        self._power_per_seat = options.powers(self.players)
+        self._queue = not versus  # SLOT and PENDING mean something
         m = Machine(bits=options.bits, mode=options.mode, players=self.players)
-        if options.hackers:
-            m.hackers = {s: isa.HACKERS[k] for s, k in sorted(options.hackers.items())}
+        if hackers:
+            m.hackers = dict(hackers)  # (the machine's own: a copy of the options' record)
         m.extras = options.extras
-        self._tokens = options.extras == "tokens"  # the only setting that counts them
-        if self._tokens:
+        if self._tokens:  # (extras="tokens": the only setting that counts them)
             m.tokens = {s: dict.fromkeys(isa.EXTRA_MNEMONICS, 0)
                         for s in range(1, self.players + 1)}
         self.machine = m
-        self.state = GameState.new(Deck(()), self.players)
+        self.state = GameState.new(_UNDEALT, self.players)  # rules.deal gives it its deck
         self.dealt: tuple[Card, ...] = ()
-        self.rules: Rules = VersusRules(self) if options.versus else CoopRules(self)
+        self.rules: Rules = VersusRules(self) if versus else CoopRules(self)
         # (the rules' methods, not the game's: the game holds these hooks, and a finished
         # game's rules hold it weakly, so that nothing refers back to it; see _send_result)
         self._hooks = Hooks(solved=self.rules.solved, hack=self.rules.hack_acting)
+        self._show_goal = self.rules.show_goal  # (every turn opens with it)
         self.rules.deal(deck)
         m.deck = len(self.state.deck)  # what DECK reads (each draw keeps it)
         if self.state.finished:
@@ -229,18 +233,19 @@ class Game:
     def _open_turn(self, seat: int) -> bool:
         """Show `seat` its goal and, if it has one, hand it the machine with its power (the
         `Turn` event); else the `Skip` event and False. `begin_turn` and `play` share it."""
-        st, m = self.state, self.machine
-        self.rules.show_goal()
+        m = self.machine
+        self._show_goal()
         if m.goal is None:
             if self.on_event is not None:
-                self.on_event(self.make.Skip(st.round, seat, "no goal"))
+                self.on_event(self.make.Skip(self.state.round, seat, "no goal"))
             return False
         m.begin_turn(seat, self._power_per_seat[seat])
         if self._queue:
             m.slot, m.pending = self.rules.queue_counts()
         if self.on_event is not None:
-            self.on_event(self.make.Turn(st.round, seat, power_or_none(m.power), m.goal,
-                                         tuple(m.regs), tuple(m.ram[1:self.players + 1])))
+            self.on_event(self.make.Turn(self.state.round, seat, power_or_none(m.power),
+                                         m.goal, tuple(m.regs),
+                                         tuple(m.ram[1:self.players + 1])))
         return True
 
     def run(self, turn: Turn, trace: Trace | None = None) -> TurnOutcome:
@@ -297,8 +302,10 @@ class Game:
         st = self.state
         if not st.finished:
             st.seat += 1
-            if st.seat > self.players:
-                self._end_round()
+            if st.seat > self.players:  # the end-of-round procedure
+                self.rules.end_round()
+                if self.on_event is not None:
+                    self._round_ended()
                 if not st.finished:
                     st.round += 1
                     self.machine.round = st.round  # what ROUND reads
@@ -306,13 +313,13 @@ class Game:
         if st.finished:
             self._send_result()
 
-    def _end_round(self) -> None:
-        self.rules.end_round()
-        if self.on_event is not None:
-            st = self.state
-            pending = () if not self._queue else tuple(  # (a competitive game has no queue)
-                [ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals])
-            self.on_event(self.make.RoundEnd(st.round, pending, st.bugs, len(st.deck)))
+    def _round_ended(self) -> None:
+        """Report the end of the round to the sink (its procedure done: `_pass_turn`)."""
+        assert self.on_event is not None
+        st = self.state
+        pending = () if not self._queue else tuple(  # (a competitive game has no queue)
+            [ev.PendingSlot(p.goal, p.slot) for p in self.pending_goals])
+        self.on_event(self.make.RoundEnd(st.round, pending, st.bugs, len(st.deck)))
 
     def _send_result(self) -> None:
         st = self.state
@@ -358,9 +365,10 @@ class Game:
             hooks = Hooks(solved=rules.solved, hack=rules.hack_acting, trace=self._tracer(None))
         turns = [p.turns[0] for p in programs]
         runner, max_steps, players = self.runner, self.options.max_steps, self.players
+        open_turn = self._open_turn
         while not st.finished:
             seat = st.seat
-            if self._open_turn(seat):
+            if open_turn(seat):
                 steps = 0
                 if m.regs[0] != m.target or rules.solved():  # (solved at the turn's start)
                     outcome = runner(m, turns[seat - 1], hooks, max_steps)
@@ -381,25 +389,26 @@ class Game:
 
     def winners(self) -> list[int]:
         st = self.state
-        seats = list(range(1, self.players + 1))
         if not self.options.versus:
-            return seats if st.outcome == "won" else []
+            return list(range(1, self.players + 1)) if st.outcome == "won" else []
         if not st.finished:
             return []
-        best = max(st.scores.values())
-        return [s for s in seats if st.scores[s] == best]
+        scores = st.scores  # (by seat, in seat order: made so at setup, copied so)
+        best = max(scores.values())
+        return [s for s, score in scores.items() if score == best]
 
     def result(self) -> dict[str, Any]:
         """The object `moonasm play --json` prints (spec §6)."""
         st = self.state
+        scores, faults = st.scores, st.faults
         return {
             "mode": self.options.mode,
             "seed": self.seed,
             "bits": self.options.bits,
             "rounds": st.round,
             "result": st.outcome,
-            "players": [{"seat": s, "name": self.names[s - 1], "solved": st.scores[s],
-                         "faults": st.faults[s]} for s in range(1, self.players + 1)],
+            "players": [{"seat": s, "name": name, "solved": scores[s], "faults": faults[s]}
+                        for s, name in enumerate(self.names, 1)],
             "winners": self.winners(),
         }
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 from moonasm import isa
 from moonasm.game import tables
+from moonasm.game.cards import cards_per_goal
 
 _T = TypeVar("_T")
 
@@ -112,6 +113,17 @@ class GameOptions:
         """What is wrong with these options for a game of `players` players."""
         return list(self._kept("_problems", players, lambda n: [
             message for _, message in self.keyed_problems(n)]))
+
+    def setup(self, players: int) -> tuple[tuple[str, ...], tuple[int, ...], dict[int, Any],
+                                           int, bool, bool]:
+        """(problems, powers, hackers by seat in seat order, cards per goal, versus, extras
+        counted as tokens): what every `Game` with these options and `players` seats sets up
+        from, computed once and kept, so that a contest's thousands of games pay one look-up
+        for it instead of six computations (a tenth of the engine's own setup)."""
+        return self._kept("_setup", players, lambda n: (
+            tuple(self.problems(n)), self.powers(n),
+            {s: isa.HACKERS[k] for s, k in sorted(self.hackers.items())},
+            cards_per_goal(self.bits), self.versus, self.extras == "tokens"))
 
     def _kept(self, name: str, players: int, make: Callable[[int], _T]) -> _T:
         """`make(players)`, kept on the options (they are frozen) by player count: every

@@ -264,8 +264,9 @@ class VersusRules(Rules):
         return self.game.state.goal_values.get(seat)
 
     def show_goal(self) -> None:
-        m = self.game.machine
-        m.goal = m.target = self.game.state.goal_values.get(self.game.state.seat)
+        g = self.game
+        st, m = g.state, g.machine
+        m.goal = m.target = st.goal_values.get(st.seat)
 
     def draw_goal(self, seat: int) -> None:
         """Draw a goal (1 or 2 cards) for `seat`; a BUG is kept as a hack token and the
@@ -309,8 +310,13 @@ class VersusRules(Rules):
         st = g.state
         seat = st.seat
         goal = m.target
+        plain = g.on_event is None and not g._tokens  # credit is the score alone
         while goal is not None and m.regs[0] == goal:
-            g.credit(seat, goal, st.goals[seat] or [])
+            if plain:  # (Game.credit, inlined: a competitive game solves at every turn)
+                score = st.scores[seat] = st.scores[seat] + 1
+                m.scores[seat] = score  # what SCOREn reads
+            else:
+                g.credit(seat, goal, st.goals[seat] or [])
             m.shown.pop(seat, None)
             st.goals[seat] = st.goal_values[seat] = None  # none while the next is drawn
             self.draw_goal(seat)
