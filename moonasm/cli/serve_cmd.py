@@ -144,20 +144,16 @@ def _manage(args: argparse.Namespace, directory: Path, contest: Contest, db: Dat
     try:
         if args.add_author is not None:
             name = args.add_author
-            _token(f"author token for {name}", people.add(db, name, people.Role.AUTHOR))
+            _token(people.token_label(people.Role.AUTHOR, name),
+                   people.add(db, name, people.Role.AUTHOR))
         elif args.add_student is not None:
             course, name = args.add_student
             if contest.course(course) is None:
                 return _fail(f"no course '{course}' in {directory / config.CONFIG_NAME}")
-            _token(f"student token for {name} in {course}",
+            _token(people.token_label(people.Role.STUDENT, name, course),
                    people.add(db, name, people.Role.STUDENT, course))
         elif args.revoke is not None:
-            already, left = people.revoke(db, args.revoke)
-            if already:
-                print(f"{args.revoke} was revoked already")
-            else:
-                print(f"revoked {args.revoke}: their token and sessions are ended; "
-                      f"{left} bot{'s' * (left != 1)} left the ladder")
+            print(people.revoked_words(args.revoke, *people.revoke(db, args.revoke)))
         elif args.rotate is not None:
             token, was_revoked = people.rotate(db, args.rotate)
             _token(f"new token for {args.rotate}", token)

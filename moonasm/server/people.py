@@ -19,6 +19,7 @@ import time
 from dataclasses import dataclass
 from enum import StrEnum
 
+from moonasm.diagnostics import count
 from moonasm.server.db import NAME_LIMIT, Database
 
 
@@ -106,6 +107,19 @@ def _named(c: sqlite3.Connection, name: str) -> sqlite3.Row:
     if row is None:
         raise ValueError(f"no one is named {name!r}")
     return row
+
+
+def token_label(role: Role | str, name: str, course: str | None = None) -> str:
+    """What a new token is, as `serve --add-*` and `/admin` both label it."""
+    return f"{role} token for {name}" + (f" in {course}" if course else "")
+
+
+def revoked_words(name: str, already: bool, left: int) -> str:
+    """What revoking `name` did, as `serve --revoke` and `/admin` both say it."""
+    if already:
+        return f"{name} was revoked already"
+    return (f"revoked {name}: their token and sessions are ended; "
+            f"{count(left, 'bot')} left the ladder")
 
 
 def revoke(db: Database, name: str) -> tuple[bool, int]:

@@ -27,6 +27,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from moonasm.diagnostics import count
 from moonasm.server import finals, guard, people
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person, Role
@@ -104,9 +105,8 @@ def enable_bot(site: Site, bot: int) -> dict[str, Any]:
             raise ApiError(409, f"{row['name']} v{same[0]['version']} (bot {same[0]['id']}) "
                                 f"is on the ladder: disable it first")
         if len(mine) >= hill.bots_per_author:
-            raise ApiError(409, f"{row['author_name']} has {len(mine)} active "
-                                f"bot{'s' * (len(mine) != 1)} in hill '{hill.key}' (at most "
-                                f"{hill.bots_per_author})")
+            raise ApiError(409, f"{row['author_name']} has {count(len(mine), 'active bot')} "
+                                f"in hill '{hill.key}' (at most {hill.bots_per_author})")
         c.execute("UPDATE bots SET active=1, left_why=NULL WHERE id=?", (bot,))
     site.ladder.wake()  # it reads the store again and counts the bot's games
     return {"bot": bot, "active": True}
@@ -317,10 +317,10 @@ def _act(site: Site, request: Request, fields: dict[str, Any]) -> Response:
             done = f"hill '{key}' is {'frozen' if action == 'freeze' else 'unfrozen'}"
         elif action == "final":
             key = site.hill(str(fields["hill"])).key
-            games = guard.whole(str(fields["games"] or ""))
-            start_final(site, key, games, request.app.url_path_for)
-            done = (f"the final of hill '{key}' is being played ({games} "
-                    f"game{'s' * (games != 1)} a group)")
+            started = start_final(site, key, guard.whole(str(fields["games"] or "")),
+                                  request.app.url_path_for)
+            done = (f"the final of hill '{key}' is being played "
+                    f"({count(started['games'], 'game')} a group)")
         elif action in ("disable", "enable"):
             bot = guard.whole(str(fields["bot"] or ""))
             if bot is None:
@@ -329,18 +329,14 @@ def _act(site: Site, request: Request, fields: dict[str, Any]) -> Response:
             done = f"bot {bot} is {'off' if action == 'disable' else 'back on'} the ladder"
         elif action == "add":
             made = add_person(site, fields["name"], fields["role"], fields["course"] or None)
-            token = {"label": f"{made['role']} token for {made['name']}"
-                     + (f" in {made['course']}" if made["course"] else ""),
+            token = {"label": people.token_label(made["role"], made["name"], made["course"]),
                      "token": made["token"]}
             done = f"added {made['name']} ({made['role']})"
         elif action in ("revoke", "rotate") and isinstance(fields["name"], str):
             name = fields["name"]
             if action == "revoke":
                 gone = revoke_person(site, name)
-                done = (f"{name} was revoked already" if gone["already"] else
-                        f"revoked {name}: their token and sessions are ended; "
-                        f"{gone['bots_left']} bot{'s' * (gone['bots_left'] != 1)} left the "
-                        "ladder")
+                done = people.revoked_words(name, gone["already"], gone["bots_left"])
             else:
                 made = rotate_person(site, name)
                 token = {"label": f"new token for {name}", "token": made["token"]}
