@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from moonasm.diagnostics import Diagnostic
+from moonasm.diagnostics import Diagnostic, count
 from moonasm.isa import halves_number
 from moonasm.server import guard
 from moonasm.server.config import Course
@@ -405,14 +405,16 @@ def student_row(site: Site, course: Course, ident: int) -> tuple[int, str]:
     return row["id"], row["name"]
 
 
-def may_see(request: Request, site: Site, ident: int) -> Person:
-    """The teacher (admin) sees every student's work; a student their own."""
+def seen_student(site: Site, request: Request, course: Course) -> tuple[int, str]:
+    """The student of the path (their id and name), to the teacher (admin), who sees every
+    student's work, or to that student: 401, 403, else 404 for no such student."""
+    ident = request.path_params["student"]
     me = guard.visitor(request, site.db)
     if me is None:
         raise ApiError(401, "sign in to see a student's answers")
     if me.role != Role.ADMIN and me.id != ident:
         raise ApiError(403, "a student's answers are theirs and the teacher's only")
-    return me
+    return student_row(site, course, ident)
 
 
 def verdict(grade: dict[str, Any]) -> str:
@@ -447,9 +449,7 @@ def answers_of(site: Site, course: Course, ident: int, puzzle: str) -> list[dict
 def student_page(site: Site, request: Request) -> Response:
     """A student's whole course: each puzzle's best, attempts and last answer."""
     course = course_of(site, request.path_params["key"])
-    ident = request.path_params["student"]
-    may_see(request, site, ident)
-    ident, name = student_row(site, course, ident)
+    ident, name = seen_student(site, request, course)
     columns = columns_of(site, course)
     mine = progress(site, course, ident)
     last = {r["puzzle"]: r["at"] for r in site.db.all(
@@ -468,18 +468,12 @@ def student_page(site: Site, request: Request) -> Response:
 def student_answers_page(site: Site, request: Request) -> Response:
     """A student's answers to one puzzle, newest first: source, time, verdict."""
     course = course_of(site, request.path_params["key"])
-    ident = request.path_params["student"]
-    may_see(request, site, ident)
-    ident, name = student_row(site, course, ident)
+    ident, name = seen_student(site, request, course)
     lesson = lesson_of(course, request.path_params["name"])
     return site.page(request, "answers.html", course=course, student_id=ident,
                      student_name=name, lesson=lesson, goal=goal_text(lesson),
                      par=halves_number(lesson.par),
                      answers=answers_of(site, course, ident, lesson.slug))
-
-
-def students_text(n: int) -> str:
-    return f"{n} student{'s' * (n != 1)}"
 
 
 def text_width(text: str) -> float:
@@ -513,11 +507,11 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
     most = max(b["students"] for b in bins)
     slot = plot_w / len(bins)
     bar = max(2.0, slot - max(2.0, slot * 0.15))
-    described = ", ".join(f'{students_text(b["students"])} at power {b["power"]}'
+    described = ", ".join(f'{count(b["students"], "student")} at power {b["power"]}'
                           for b in bins)
     keyed = [(f"optimum {optimum}", "#12b76a")] if optimum is not None else []
     keyed += [(f"yours {yours}", "#1570ef")] if yours is not None else []
-    label = (f"{about}power spent by the {students_text(h['solvers'])} who solved it: "
+    label = (f"{about}power spent by the {count(h['solvers'], 'student')} who solved it: "
              f"{described}" + "".join(f"; {text}" for text, _ in keyed[:1])
              + "".join(f", {text}" for text, _ in keyed[1:]))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="histogram" viewBox="0 0 '
@@ -551,7 +545,7 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
         middle = bx + bar / 2
         parts.append(f'<rect class="bar" x="{bx:.1f}" y="{by:.1f}" width="{bar:.1f}" '
                      f'height="{tall:.1f}" fill="{fill(b["power"])}"{ring(b["power"])}>'
-                     f'<title>power {b["power"]}: {students_text(b["students"])}</title></rect>')
+                     f'<title>power {b["power"]}: {count(b["students"], "student")}</title></rect>')
         if step == 1:  # each count above its bar, within the bar's own slot
             parts.append(f'<text x="{middle:.1f}" y="{by - 5:.1f}" text-anchor="middle" '
                          f'fill="#475467">{b["students"]}</text>')
@@ -559,9 +553,9 @@ def draw_histogram(h: dict[str, Any], what: str = "") -> str:
             parts.append(f'<text x="{middle:.1f}" y="{top + plot_h + 16}" '
                          f'text-anchor="middle" fill="#344054">{b["power"]}</text>')
     if step > 1:  # too many bars for a count above each: the students axis's scale
-        for count, y in ((most, top + 5), (0, top + plot_h)):
+        for students, y in ((most, top + 5), (0, top + plot_h)):
             parts.append(f'<text x="{left - 4}" y="{y:.1f}" text-anchor="end" '
-                         f'fill="#475467">{count}</text>')
+                         f'fill="#475467">{students}</text>')
     axis_y = top + plot_h + 0.5
     parts.append(f'<line x1="{left}" y1="{axis_y}" x2="{width - right}" y2="{axis_y}" '
                  f'stroke="#98a2b3"/>')

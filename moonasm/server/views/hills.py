@@ -12,6 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from moonasm.diagnostics import count
 from moonasm.server import finals, guard
 from moonasm.server.config import Hill
 from moonasm.server.guard import ApiError, JSONResponse
@@ -28,7 +29,7 @@ def describe(hill: Hill) -> str:
     from moonasm.game.options import describe as options_words
 
     parts = [*options_words(hill.options, hill.players),
-             f"{hill.players} bot{'s' * (hill.players != 1)} a game"]
+             f"{count(hill.players, 'bot')} a game"]
     if hill.size:
         parts.append(f"king of the hill (size {hill.size})")
     return ", ".join(parts)
