@@ -869,7 +869,12 @@ class Workers:
             return 0
 
     def close(self) -> None:
+        """End the workers and wait for each pool to be shut: its queues and their
+        semaphores are then released while the server still runs, not left to the
+        interpreter's exit (where the resource tracker could warn of leaked semaphores)."""
         for pool in self.pools:
-            pool.shutdown(wait=False, cancel_futures=True)
+            for process in list((pool._processes or {}).values()):
+                process.terminate()  # a batch being played is abandoned: it is not stored
+            pool.shutdown(wait=True, cancel_futures=True)
         if self.client is not None:
             execute.disconnect(self.where)
