@@ -39,6 +39,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "fmt": ("fmt_cmd", "rewrite programs in the canonical layout"),
     "lsp": ("lsp_cmd", "the language server for editors (stdio)"),
     "serve": ("serve_cmd", "run a contest server: submissions, a live ladder, a playground"),
+    "site": ("site_cmd", "write the playground and the lessons as a static site (Pyodide)"),
 }
 
 

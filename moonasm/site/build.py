@@ -1,0 +1,409 @@
+"""The static folder of `moonasm site` (spec §13): its pages, the server's browser code, Pyodide,
+the moonasm and lark wheels and the service worker that keeps them for offline visits.
+
+The pages are the server's own templates (`play.html`, the playground and each puzzle) with
+the site's `base.html`, so the editor's DOM is the one the server serves; the server's
+scripts are copied as files (`SERVER_STATIC`), never imported. URLs are the site's
+(`ROUTES`): relative, so OUT works from any folder of any web server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import moonasm
+
+PYODIDE_VERSION = "0.29.5"
+# what the site loads of the npm package (no .map, .d.ts or console pages): 12 MB
+PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip",
+                 "pyodide-lock.json", "package.json")
+# the server's browser code the pages load, copied as files (moonasm/server/static/)
+SERVER_STATIC = ("site.css", "favicon.svg", "play.js",
+                 "vendor/codemirror-5.65.21/codemirror.js",
+                 "vendor/codemirror-5.65.21/codemirror.css",
+                 "vendor/codemirror-5.65.21/LICENSE")
+SITE_STATIC = ("site.js", "worker.js", "site-extra.css")
+# not in the site's wheel: the server, the site's builder and files (its worker module stays)
+WHEEL_LEFT_OUT = ("server", "site/build.py", "site/templates", "site/static")
+LESSONS_KEY = "lessons"
+MARKER = "moonasm-site.json"  # what says a folder is a site (so a rebuild may replace it)
+# the editor's local storage of a puzzle's answer (the server's play.html writes it; a
+# test holds the two together): the index's export reads it
+ANSWER_STORAGE = "moonasm-answer:{key}:{name}"
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+# the site's URLs of the route names the server's templates use, relative to OUT
+ROUTES = {
+    "index": "index.html",
+    "play": "play.html",
+    "api_check": "api/check",
+    "api_run": "api/run",
+    "api_programs": "api/programs",
+    "shared": "play.html#p={share}",
+    "course": "index.html#course-{key}",
+    "puzzle": "{key}/{name}.html",
+    "answers": "api/courses/{key}/{name}/answers",
+    "hint": "api/courses/{key}/{name}/hint",
+    "histogram": "api/courses/{key}/{name}/histogram",
+    "student_answers": "index.html#{key}-{name}",
+    "moon_words": "static/moon-words.js",
+}
+
+_PACKAGE = Path(moonasm.__file__).parent
+_SERVER = _PACKAGE / "server"
+_HERE = Path(__file__).parent
+_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
+
+
+class SiteError(Exception):
+    """A reason the site cannot be built, in words for the command line."""
+
+
+@dataclass(frozen=True)
+class Course:
+    key: str
+    title: str
+    lessons: list[Any]  # moonasm.solve.puzzles.Lesson
+    folder: Path | None  # None: the bundled learning path
+
+
+def courses_of(folders: list[str]) -> list[Course]:
+    """The learning path, then a course for each puzzle folder (its key the folder's name)."""
+    from moonasm.solve.puzzles import folder_puzzles, lessons
+
+    courses = [Course(LESSONS_KEY, "The learning path", lessons(), None)]
+    for name in folders:
+        folder = Path(name)
+        if not folder.is_dir():
+            raise SiteError(f"--course {name}: not a folder of puzzles")
+        key = folder.resolve().name.lower()
+        if not _KEY.fullmatch(key):
+            raise SiteError(f"--course {name}: a course's folder name is its key: lower-case "
+                            f"letters, digits, '-' and '_', not '{folder.resolve().name}'")
+        if any(c.key == key for c in courses):
+            raise SiteError(f"--course {name}: a second course named '{key}'")
+        try:
+            puzzles = folder_puzzles(folder)
+        except ValueError as e:
+            raise SiteError(f"--course {name}: {e}") from None
+        courses.append(Course(key, folder.resolve().name, puzzles, folder))
+    return courses
+
+
+# -- Pyodide -------------------------------------------------------------------------------------
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "moonasm" / f"pyodide-{PYODIDE_VERSION}"
+
+
+NPM_HOWTO = (f"npm pack pyodide@{PYODIDE_VERSION} && tar xzf pyodide-{PYODIDE_VERSION}.tgz, "
+             f"then give --pyodide package")
+
+
+def checked_pyodide(folder: Path) -> Path:
+    """`folder` if it is an unpacked npm package of Pyodide with every file the site loads."""
+    if not folder.is_dir():
+        raise SiteError(f"--pyodide {folder}: not a folder (an unpacked npm package of "
+                        f"Pyodide: {NPM_HOWTO})")
+    missing = [f for f in PYODIDE_FILES if not (folder / f).is_file()]
+    if missing:
+        raise SiteError(f"--pyodide {folder}: not an unpacked npm package of Pyodide: no "
+                        f"{', '.join(missing)}")
+    try:
+        package = json.loads((folder / "package.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError) as e:
+        raise SiteError(f"--pyodide {folder}: its package.json is unreadable: {e}") from None
+    if not isinstance(package, dict) or package.get("name") != "pyodide":
+        raise SiteError(f"--pyodide {folder}: its package.json is not Pyodide's")
+    return folder
+
+
+def fetched_pyodide(say: Callable[[str], None]) -> Path:
+    """Pyodide from the user's cache, fetched there with `npm pack` the first time."""
+    folder = cache_dir() / "package"
+    if folder.is_dir():
+        return checked_pyodide(folder)
+    npm = shutil.which("npm")
+    if npm is None:
+        raise SiteError(f"Pyodide is needed and npm is not installed: install npm, or run "
+                        f"{NPM_HOWTO}")
+    say(f"fetching Pyodide {PYODIDE_VERSION} with npm into {cache_dir()}")
+    with tempfile.TemporaryDirectory() as temp:
+        done = subprocess.run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"],
+                              cwd=temp, capture_output=True, text=True, timeout=600)
+        tarball = Path(temp) / f"pyodide-{PYODIDE_VERSION}.tgz"
+        if done.returncode != 0 or not tarball.is_file():
+            why = (done.stderr.strip().splitlines() or ["no tarball"])[-1]
+            raise SiteError(f"npm could not fetch Pyodide ({why}); with the package at hand: "
+                            f"{NPM_HOWTO}")
+        unpacked = Path(temp) / "unpacked"
+        with tarfile.open(tarball) as tar:
+            tar.extractall(unpacked, filter="data")
+        checked_pyodide(unpacked / "package")
+        cache_dir().mkdir(parents=True, exist_ok=True)
+        os.replace(unpacked / "package", folder)
+    return folder
+
+
+# -- wheels --------------------------------------------------------------------------------------
+
+def _zip(entries: dict[str, bytes]) -> bytes:
+    """A deterministic zip (sorted names, one timestamp) of `entries`."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in sorted(entries):
+            info = zipfile.ZipInfo(name, ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            z.writestr(info, entries[name])
+    return buffer.getvalue()
+
+
+def _wheel(name: str, version: str, files: dict[str, bytes]) -> tuple[str, bytes]:
+    """A pure-Python wheel of `files` (paths inside site-packages), with its dist-info."""
+    info = f"{name}-{version}.dist-info"
+    files = {**files,
+             f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+                                 .encode(),
+             f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: moonasm site\n"
+                              b"Root-Is-Purelib: true\nTag: py3-none-any\n"}
+    record = "".join(
+        f"{path},sha256={_digest(data)},{len(data)}\n" for path, data in sorted(files.items()))
+    files[f"{info}/RECORD"] = (record + f"{info}/RECORD,,\n").encode()
+    return f"{name}-{version}-py3-none-any.whl", _zip(files)
+
+
+def _digest(data: bytes) -> str:
+    import base64
+
+    return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+
+def _package_files(root: Path, package: str, left_out: tuple[str, ...] = ()) -> dict[str, bytes]:
+    files = {}
+    for path in sorted((root / package).rglob("*")):
+        inside = path.relative_to(root / package)
+        if not path.is_file() or "__pycache__" in inside.parts or path.suffix == ".pyc" or any(
+                inside.is_relative_to(out) for out in left_out):
+            continue
+        files[path.relative_to(root).as_posix()] = path.read_bytes()
+    return files
+
+
+def moonasm_wheel() -> tuple[str, bytes]:
+    """The installed moonasm as a wheel for the browser: the package but for the server and
+    the site's builder, with the grammar and the rules where the real wheel puts them."""
+    files = _package_files(_PACKAGE.parent, "moonasm", WHEEL_LEFT_OUT)
+    for inside, in_source in (("grammar/moon.lark", "grammar/moon.lark"),
+                              ("rules.md", "docs/rules.md")):
+        if f"moonasm/{inside}" not in files:
+            files[f"moonasm/{inside}"] = (_PACKAGE.parent / in_source).read_bytes()
+    return _wheel("moonasm", moonasm.__version__, files)
+
+
+def lark_wheel() -> tuple[str, bytes]:
+    """The installed lark as a wheel (pure Python)."""
+    import lark
+
+    root = Path(lark.__file__).parent.parent
+    return _wheel("lark", metadata.version("lark"), _package_files(root, "lark"))
+
+
+# -- pages ---------------------------------------------------------------------------------------
+
+def moon_words() -> str:
+    """The editor's MOON words from the instruction table: the bytes of the server's
+    `/static/moon-words.js` (a test holds them equal), which the site cannot import."""
+    from moonasm import isa
+    from moonasm.lang.directives import SPECS
+    from moonasm.status import FAULT_KINDS
+
+    words = {
+        "operation": sorted(op.mnemonic for op in isa.TABLE if op.is_machine_op),
+        "jump": sorted(isa.JUMPS),
+        "thinking": sorted({op.mnemonic for op in isa.TABLE if not op.is_machine_op}
+                           - set(isa.JUMPS)),
+        "register": sorted(isa.REGISTERS),
+        "ram": sorted(isa.RAM_WORDS),
+        "game": sorted(isa.VALUE_WORDS),
+        "argument": sorted({w.upper() for w in (*isa.MODES, *isa.HACKERS)}),
+        "directive": sorted(SPECS),
+        "fault": sorted(FAULT_KINDS),
+    }
+    return (f"// Generated from moonasm's instruction table; do not edit.\n"
+            f"window.MOON_WORDS = {json.dumps(words)};\n")
+
+
+class Pages:
+    """The Jinja environment: the site's templates first (its `base.html`), then the
+    server's, with `url`, `pattern` and `static` giving the site's relative URLs."""
+
+    def __init__(self) -> None:
+        try:
+            import jinja2
+        except ImportError:
+            raise SiteError("the site's pages need Jinja2: pip install 'moonasm[server]'") \
+                from None
+
+        self.env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(_HERE / "templates"),
+                                        jinja2.FileSystemLoader(_SERVER / "templates")]),
+            autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+    def render(self, page: str, template: str, **context: Any) -> str:
+        up = "../" * page.count("/")
+
+        def pattern(name: str) -> str:
+            return up + ROUTES[name]
+
+        def url(route: str, /, **params: object) -> str:
+            return up + ROUTES[route].format(**{k: str(v) for k, v in params.items()})
+
+        def static(path: str) -> str:
+            return up + "static/" + path
+
+        return self.env.get_template(template).render(
+            url=url, pattern=pattern, static=static, root=up or "./", **context)
+
+
+def goal_text(lesson: Any) -> str:
+    return f"{lesson.goal:0{lesson.config.bits}b} ({lesson.goal})"
+
+
+def optima(courses: list[Course]) -> dict[str, float | None]:
+    """Every puzzle's proven optimum (power; None when unreachable or not proved), by its
+    source: `moonasm.par`'s, cached in the user's cache as `check` keeps them."""
+    from moonasm import par
+    from moonasm.isa import halves_number
+
+    found: dict[str, float | None] = {}
+    for course in courses:
+        for lesson, proved in zip(course.lessons, par.optima([p.config for p in course.lessons]),
+                                  strict=True):
+            found[lesson.source] = (halves_number(proved[0]) if isinstance(proved, tuple)
+                                    else None)
+    return found
+
+
+SITE = {"title": "MOON"}
+
+
+def pages(courses: list[Course]) -> dict[str, str]:
+    """Every page of the site by its path in OUT."""
+    from moonasm.isa import halves_number
+
+    p = Pages()
+    out = {"index.html": p.render("index.html", "index.html", contest=SITE, courses=courses,
+                                  storage=ANSWER_STORAGE, goal_text=goal_text,
+                                  halves_number=halves_number),
+           "play.html": p.render("play.html", "play.html", contest=SITE, source=None,
+                                 share=None, lesson=None, csrf="")}
+    for course in courses:
+        for i, lesson in enumerate(course.lessons):
+            path = ROUTES["puzzle"].format(key=course.key, name=lesson.slug)
+            following = course.lessons[i + 1] if i + 1 < len(course.lessons) else None
+            out[path] = p.render(path, "play.html", contest=SITE, source=None, share=None,
+                                 course=course, lesson=lesson, goal=goal_text(lesson),
+                                 par=halves_number(lesson.par), following=following,
+                                 student=True, me={"id": "me"}, csrf="")
+    return out
+
+
+def puzzle_files(courses: list[Course], proved: dict[str, float | None]) -> dict[str, bytes]:
+    """Each puzzle as its file (the worker grades against it; `moonasm grade` reads it) and
+    each course's index of them with their optima."""
+    from moonasm.isa import halves_number
+
+    files: dict[str, bytes] = {}
+    for course in courses:
+        index = []
+        for lesson in course.lessons:
+            files[f"puzzles/{course.key}/{lesson.slug}.masm"] = lesson.source.encode()
+            index.append({"name": lesson.slug, "title": lesson.title, "goal": lesson.goal,
+                          "par": halves_number(lesson.par),
+                          "optimum": proved.get(lesson.source)})
+        files[f"puzzles/{course.key}/index.json"] = json.dumps(
+            {"key": course.key, "title": course.title, "puzzles": index}).encode()
+    return files
+
+
+# -- the whole folder ----------------------------------------------------------------------------
+
+def prepared_out(out: Path) -> None:
+    """OUT ready to be written: made if missing; an existing one must be empty or an earlier
+    site (its marker), whose files are replaced."""
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"{out}: exists and is not a folder")
+    if out.is_dir() and any(out.iterdir()):
+        if not (out / MARKER).is_file():
+            raise SiteError(f"{out}: a folder that is neither empty nor a site moonasm built "
+                            f"(no {MARKER}): give a new or empty folder")
+        for child in out.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / MARKER
+        probe.write_text("{}", encoding="utf-8")
+    except OSError as e:
+        raise SiteError(f"{out}: cannot write there: {e.strerror or e}") from None
+
+
+def build(out: Path, course_folders: list[str], pyodide: Path | None,
+          say: Callable[[str], None]) -> dict[str, int]:
+    """Write the site into `out`; its files' sizes by path."""
+    courses = courses_of(course_folders)
+    source = checked_pyodide(pyodide) if pyodide is not None else fetched_pyodide(say)
+    prepared_out(out)
+    files: dict[str, bytes] = {}
+    for name in PYODIDE_FILES:
+        files[f"pyodide/{name}"] = (source / name).read_bytes()
+    wheels = [moonasm_wheel(), lark_wheel()]
+    for name, data in wheels:
+        files[f"wheels/{name}"] = data
+    for name in SERVER_STATIC:
+        files[f"static/{name}"] = (_SERVER / "static" / name).read_bytes()
+    for name in SITE_STATIC:
+        files[f"static/{name}"] = (_HERE / "static" / name).read_bytes()
+    files["static/moon-words.js"] = moon_words().encode()
+    files["static/site.json"] = json.dumps(
+        {"wheels": [f"wheels/{name}" for name, _ in wheels],
+         "pyodide": "pyodide/"}).encode()
+    say("proving the puzzles' optima")
+    files.update(puzzle_files(courses, optima(courses)))
+    for path, html in pages(courses).items():
+        files[path] = html.encode()
+    version = hashlib.sha256(b"".join(
+        path.encode() + hashlib.sha256(data).digest() for path, data in sorted(files.items()))
+    ).hexdigest()[:16]
+    kept = sorted(files) + ["./"]
+    files["sw.js"] = ((_HERE / "static" / "sw.js").read_text(encoding="utf-8")
+                      .replace("__VERSION__", version)
+                      .replace("__FILES__", json.dumps(kept))).encode()
+    files[MARKER] = json.dumps({"moonasm": moonasm.__version__, "pyodide": PYODIDE_VERSION,
+                                "version": version}).encode()
+    try:
+        for path, data in files.items():
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    except OSError as e:
+        raise SiteError(f"{out}: cannot write there: {e.strerror or e}") from None
+    return {path: len(data) for path, data in files.items()}

@@ -1,0 +1,215 @@
+"""What the site's Web Worker runs in Pyodide: the answers to the editor's requests
+(`api/check`, `api/run`, `api/programs`, a puzzle's answer and hint) from the functions the
+server's views call, so the JSON is the server's and `moonasm check/run/grade/solve --json`'s.
+
+`handle` is the one entry: a method, a path below `api/`, the body's bytes and, for a
+puzzle, its source and proven optimum (the page's shim reads them from the site's files);
+it answers (status, JSON text), an error as `{"error": MESSAGE}` like the server's, never a
+traceback. Limits are the server's: sources at most 64 KiB, runs at most 100,000 steps with a
+trace of at most 10,000 statements.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Any
+
+SOURCE_LIMIT = 64 * 1024
+MAX_STEPS = 100_000
+MAX_TRACE = 10_000
+PLAYGROUND_FILE = "playground.masm"  # the file names diagnostics give, as the server's
+ANSWER_FILE = "answer.masm"
+HINT_SECONDS = 8.0  # `moonasm solve`'s default budget
+
+JsonObject = dict[str, Any]
+
+
+class Refused(Exception):
+    """A request answered with an error status and `{"error": message, **extra}`."""
+
+    def __init__(self, status: int, message: str, **extra: Any):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.extra = extra
+
+
+def handle(method: str, path: str, body: bytes, puzzle: str | None = None,
+           optimum: float | None = None) -> tuple[int, str]:
+    """The answer to one request of the editor: its status and JSON text."""
+    try:
+        status, answer = _route(method, path, body, puzzle, optimum)
+    except Refused as e:
+        status, answer = e.status, {"error": e.message, **e.extra}
+    return status, json.dumps(answer)
+
+
+def _route(method: str, path: str, body: bytes, puzzle: str | None,
+           optimum: float | None) -> tuple[int, JsonObject]:
+    parts = path.strip("/").split("/")
+    if method == "POST" and parts == ["check"]:
+        return 200, check(_json(body))
+    if method == "POST" and parts == ["run"]:
+        return 200, run(source_in(_json(body)))
+    if method == "POST" and parts == ["programs"]:
+        return 201, {"id": share_id(source_in(_json(body)))}
+    if method == "GET" and len(parts) == 2 and parts[0] == "programs":
+        return 200, {"source": shared_source(parts[1])}
+    if len(parts) == 4 and parts[0] == "courses" and parts[3] in ("answers", "hint"):
+        if method != "POST":
+            raise Refused(405, f"{path} takes POST, not {method}")
+        if puzzle is None:
+            raise Refused(404, f"no puzzle '{parts[2]}' in course '{parts[1]}'")
+        if parts[3] == "hint":
+            return 200, hint(puzzle)
+        return 200, grade(puzzle, body, optimum)
+    raise Refused(404, f"no such endpoint: {method} api/{path.strip('/')}")
+
+
+def _json(body: bytes) -> JsonObject:
+    if len(body) > 2 * SOURCE_LIMIT:
+        raise Refused(413, f"a request's body is at most {2 * SOURCE_LIMIT} bytes")
+    try:
+        value = json.loads(body)
+    except (ValueError, RecursionError):
+        raise Refused(400, "the body is not JSON") from None
+    if not isinstance(value, dict):
+        raise Refused(400, "the body must be a JSON object")
+    return value
+
+
+def source_in(body: JsonObject) -> str:
+    """The body's `source`, checked as the server checks it."""
+    source = body.get("source")
+    if not isinstance(source, str):
+        raise Refused(400, "'source' must be given as a string")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > SOURCE_LIMIT:
+        raise Refused(413, f"a program is at most {SOURCE_LIMIT} bytes, not {size}")
+    if "\x00" in source or any("\ud800" <= c <= "\udfff" for c in source):
+        raise Refused(400, "the source holds a NUL or a lone surrogate: not a program")
+    return source
+
+
+def check(body: JsonObject) -> JsonObject:
+    """`POST api/check`: the checker's diagnostics, a puzzle's answer (`answer_line`) with
+    the directives a grade refuses first, in the grade's words — the server's check."""
+    from moonasm.lang.parse import parse
+    from moonasm.solve.grading import answer_problems
+    from moonasm.vm.outcome import diagnostics_of
+
+    source = source_in(body)
+    answer_line = body.get("answer_line")
+    if answer_line is None:
+        return {"diagnostics": diagnostics_of(source, PLAYGROUND_FILE)}
+    if not isinstance(answer_line, int) or isinstance(answer_line, bool) or not (
+            1 <= answer_line <= 1 << 20):
+        raise Refused(400, "'answer_line' must be a line number")
+    refused = [d for d in answer_problems(parse(source)) if d.line >= answer_line]
+    lines = {d.line for d in refused}
+    return {"diagnostics": [d.to_json(PLAYGROUND_FILE) for d in refused] + [
+        d for d in diagnostics_of(source, PLAYGROUND_FILE) if d["line"] not in lines]}
+
+
+def run(source: str) -> JsonObject:
+    """`POST api/run`: the `run --json` object with its trace, bounded as the server's."""
+    from moonasm.vm.outcome import traced_run
+
+    return traced_run(source, PLAYGROUND_FILE, max_steps=MAX_STEPS, max_trace=MAX_TRACE)
+
+
+def share_id(source: str) -> str:
+    """A shared program's id: the program itself (base64url of its UTF-8), so a link opens it
+    with no store behind the site."""
+    return base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
+
+
+def shared_source(ident: str) -> str:
+    try:
+        source = base64.urlsafe_b64decode(ident + "=" * (-len(ident) % 4)).decode()
+    except (binascii.Error, ValueError):
+        raise Refused(404, "not a shared program's link") from None
+    return source_in({"source": source})
+
+
+def _lesson(puzzle: str) -> Any:
+    from moonasm.solve.puzzles import parse_lesson
+
+    try:
+        return parse_lesson("puzzle", puzzle)
+    except ValueError as e:
+        raise Refused(422, f"not a puzzle: {e}") from None
+
+
+def grade(puzzle: str, body: bytes, optimum: float | None) -> JsonObject:
+    """A puzzle's answer graded as `moonasm grade` and the server's answers grade it: the
+    server's answer object but for what needs a class (`best` and `histogram` are the
+    page's)."""
+    from moonasm.diagnostics import Diagnostic
+    from moonasm.isa import halves_number
+    from moonasm.lang.parse import parse
+    from moonasm.solve.grading import answer_problems, grade_answer
+
+    if len(body) > SOURCE_LIMIT:
+        raise Refused(413, f"an answer is at most {SOURCE_LIMIT} bytes, not {len(body)}")
+    try:
+        source = body.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = body.count(b"\n", 0, e.start) + 1
+        raise Refused(422, "the answer is not UTF-8 text", diagnostics=[Diagnostic.unplaced(
+            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}", line).to_json(
+            ANSWER_FILE)]) from None
+    if "\x00" in source:
+        line = body.count(b"\n", 0, body.index(b"\x00")) + 1
+        raise Refused(422, "the answer holds a NUL byte: not a program", diagnostics=[
+            Diagnostic.unplaced("syntax", "a NUL byte: not a program", line).to_json(
+                ANSWER_FILE)])
+    refused = [d.to_json(ANSWER_FILE) for d in answer_problems(parse(source))]
+    if refused:
+        raise Refused(422, "an answer holds statements and .turn lines only: the puzzle's "
+                           "directives set the machine up", diagnostics=refused)
+    lesson = _lesson(puzzle)
+    answer = grade_answer(lesson.config, source, ANSWER_FILE)
+    answer.pop("power_halves")
+    fault = answer.pop("fault")
+    return {**answer, "faults": [fault] if fault else [], "par": halves_number(lesson.par),
+            "optimum": optimum}
+
+
+def solve(config: Any) -> JsonObject:
+    """`moonasm solve --json`'s object for a puzzle: numpy's search where numpy is, else the
+    general search, which proves the same optimum in plain Python (Pyodide has no numpy)."""
+    from importlib.util import find_spec
+
+    from moonasm.isa import halves_number
+    from moonasm.solve import BudgetExceeded, Problem, dijkstra
+    from moonasm.solve import solve as fastest
+
+    problem = Problem.from_config(config)
+    search = fastest if find_spec("numpy") is not None else dijkstra
+    try:
+        solution = search(problem, seconds=HINT_SECONDS)
+    except BudgetExceeded:
+        solution = None
+    if solution is None:
+        return {"solved": False, "power": None, "operations": None, "turns": None,
+                "program": None}
+    return {"solved": True, "power": halves_number(solution.power),
+            "operations": solution.operations, "turns": solution.turns,
+            "program": solution.program()}
+
+
+def hint(puzzle: str) -> JsonObject:
+    """A puzzle's hint: `moonasm solve --json`'s object for it and, as `hint`, the first
+    statement of that cheapest program (null when there is none)."""
+    solved = solve(_lesson(puzzle).config)
+    program = solved["program"]
+    return {**solved, "hint": program.splitlines()[0] if program else None}
+
+
+def handle_js(method: str, path: str, body: Any, puzzle: str | None = None,
+              optimum: float | None = None) -> tuple[int, str]:
+    """`handle` for the browser's worker: the body comes as a JavaScript Uint8Array."""
+    return handle(method, path, body.to_bytes(), puzzle, optimum)
