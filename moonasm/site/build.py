@@ -344,24 +344,35 @@ def puzzle_files(courses: list[Course], proved: dict[str, float | None]) -> dict
 
 # -- the whole folder ----------------------------------------------------------------------------
 
-def prepared_out(out: Path) -> None:
-    """OUT ready to be written: made if missing; an existing one must be empty or an earlier
-    site (its marker), whose files are replaced."""
+def checked_out(out: Path) -> None:
+    """OUT may be written: missing, an empty folder or an earlier site (its marker), and
+    writable (a probe file is written and removed)."""
     if out.exists() and not out.is_dir():
         raise SiteError(f"{out}: exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        if not (out / MARKER).is_file():
-            raise SiteError(f"{out}: a folder that is neither empty nor a site moonasm built "
-                            f"(no {MARKER}): give a new or empty folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SiteError(f"{out}: a folder that is neither empty nor a site moonasm built "
+                        f"(no {MARKER}): give a new or empty folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / f".{MARKER}.probe"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        raise SiteError(f"{out}: cannot write there: {e.strerror or e}") from None
+
+
+def written(out: Path, files: dict[str, bytes]) -> None:
+    """`files` as OUT's whole content: an earlier site's files are removed first."""
+    try:
         for child in out.iterdir():
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child)
             else:
                 child.unlink()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        probe = out / MARKER
-        probe.write_text("{}", encoding="utf-8")
+        for path, data in sorted(files.items()):
+            target = out / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
     except OSError as e:
         raise SiteError(f"{out}: cannot write there: {e.strerror or e}") from None
 
@@ -370,8 +381,8 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
           say: Callable[[str], None]) -> dict[str, int]:
     """Write the site into `out`; its files' sizes by path."""
     courses = courses_of(course_folders)
+    checked_out(out)
     source = checked_pyodide(pyodide) if pyodide is not None else fetched_pyodide(say)
-    prepared_out(out)
     files: dict[str, bytes] = {}
     for name in PYODIDE_FILES:
         files[f"pyodide/{name}"] = (source / name).read_bytes()
@@ -399,11 +410,5 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
                       .replace("__FILES__", json.dumps(kept))).encode()
     files[MARKER] = json.dumps({"moonasm": moonasm.__version__, "pyodide": PYODIDE_VERSION,
                                 "version": version}).encode()
-    try:
-        for path, data in files.items():
-            target = out / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-    except OSError as e:
-        raise SiteError(f"{out}: cannot write there: {e.strerror or e}") from None
+    written(out, files)
     return {path: len(data) for path, data in files.items()}

@@ -128,7 +128,8 @@ def share_id(source: str) -> str:
 
 def shared_source(ident: str) -> str:
     try:
-        source = base64.urlsafe_b64decode(ident + "=" * (-len(ident) % 4)).decode()
+        source = base64.b64decode(ident + "=" * (-len(ident) % 4), altchars=b"-_",
+                                  validate=True).decode()
     except (binascii.Error, ValueError):
         raise Refused(404, "not a shared program's link") from None
     return source_in({"source": source})

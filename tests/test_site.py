@@ -1,0 +1,284 @@
+"""`moonasm site OUT`: the files it writes, its refusals (exit 2, one clear line), and the
+worker's answers — the same JSON as `moonasm check/run/grade/solve --json` — computed by the
+site's wheels alone (no numpy, no site-packages), as Pyodide runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from moonasm.site import build
+from moonasm.site.worker import handle
+
+LESSONS = Path(build.__file__).parent.parent / "solve" / "lessons"
+
+
+def moonasm(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "moonasm", *args], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+@pytest.fixture(scope="module")
+def fake_pyodide(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder shaped like the npm package (with the files the site leaves out too)."""
+    folder = tmp_path_factory.mktemp("pyodide") / "package"
+    folder.mkdir()
+    for name in build.PYODIDE_FILES:
+        (folder / name).write_bytes(b"fake " + name.encode())
+    for name in ("pyodide.js.map", "pyodide.d.ts", "console.html"):
+        (folder / name).write_bytes(b"never loaded")
+    (folder / "package.json").write_text('{"name": "pyodide", "version": "0.29.5"}')
+    return folder
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("courses") / "week1"
+    folder.mkdir()
+    (folder / "double.masm").write_text("# Double it.\n.name \"Double\"\n.set A, 3\n.goal 6\n"
+                                        ".par 1\n")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory, fake_pyodide: Path, course: Path) -> Path:
+    out = tmp_path_factory.mktemp("site") / "out"
+    done = moonasm("site", str(out), "--pyodide", str(fake_pyodide), "--course", str(course))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"{out}: 81 files, 30 pages, ")
+    assert done.stdout.rstrip().endswith(f"serve it with python -m http.server -d {out}")
+    return out
+
+
+def test_the_site_holds_its_pages_pyodide_the_wheels_and_the_service_worker(site: Path) -> None:
+    names = sorted(p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file())
+    lessons = sorted(f.stem for f in LESSONS.glob("*.masm"))
+    assert len(lessons) == 27
+    assert [n for n in names if n.startswith("lessons/")] == [f"lessons/{s}.html" for s in lessons]
+    assert "week1/double.html" in names and "puzzles/week1/double.masm" in names
+    assert [n for n in names if n.startswith("pyodide/")] == sorted(
+        f"pyodide/{f}" for f in build.PYODIDE_FILES)  # no .map, .d.ts or console page
+    assert [n for n in names if n.startswith("wheels/")] == [
+        "wheels/lark-1.3.1-py3-none-any.whl", "wheels/moonasm-0.1.0-py3-none-any.whl"]
+    for page in ("index.html", "play.html", "sw.js", "moonasm-site.json",
+                 "static/play.js", "static/site.js", "static/worker.js", "static/moon-words.js",
+                 "static/vendor/codemirror-5.65.21/codemirror.js"):
+        assert page in names
+    kept = json.loads((site / "sw.js").read_text().split("const FILES = ")[1].split(";\n")[0])
+    assert sorted(kept) == sorted(["./", *(n for n in names
+                                           if n not in ("sw.js", "moonasm-site.json"))])
+    index = (site / "index.html").read_text()
+    assert index.count('href="lessons/') == 27 and 'href="week1/double.html"' in index
+    page = (site / "lessons/05-rol.html").read_text()
+    # the server's template, the site's URLs: relative, one folder down
+    assert 'data-check-url="../api/check"' in page
+    assert 'data-answer-url="../api/courses/lessons/05-rol/answers"' in page
+    assert 'id="submit-answer"' in page and 'href="../lessons/06-rol-wrap.html"' in page
+    assert page.index("static/site.js") < page.index("static/play.js")
+    assert "http://" not in page and "https://" not in page
+
+
+def test_the_editor_keeps_an_answer_where_the_export_reads_it(site: Path) -> None:
+    page = (site / "week1/double.html").read_text()
+    assert f'data-storage="{build.ANSWER_STORAGE.format(key="week1", name="double")}"' in page
+    assert f'data-storage="{build.ANSWER_STORAGE}"' in (site / "index.html").read_text()
+
+
+def test_the_editor_words_are_the_servers() -> None:
+    from moonasm.server.views.playground import moon_mode
+
+    assert build.moon_words() == moon_mode()
+
+
+def test_every_copied_file_of_the_server_exists() -> None:
+    static = Path(build.__file__).parent.parent / "server" / "static"
+    assert all((static / name).is_file() for name in build.SERVER_STATIC)
+
+
+def test_a_rebuild_replaces_the_earlier_site(fake_pyodide: Path, tmp_path: Path) -> None:
+    out = tmp_path / "again"
+    assert moonasm("site", str(out), "--pyodide", str(fake_pyodide)).returncode == 0
+    (out / "stale.html").write_text("old")
+    assert moonasm("site", str(out), "--pyodide", str(fake_pyodide)).returncode == 0
+    assert not (out / "stale.html").exists() and (out / "index.html").is_file()
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda t: (t / "f").write_text("x") and t / "f", "{out}: exists and is not a folder"),
+    (lambda t: (t / "d").mkdir() or (t / "d" / "mine.txt").write_text("x") and t / "d",
+     "{out}: a folder that is neither empty nor a site moonasm built (no moonasm-site.json): "
+     "give a new or empty folder"),
+    (lambda t: (t / "f").write_text("x") and t / "f" / "out",
+     "{out}: cannot write there: Not a directory"),
+])
+def test_an_out_it_cannot_use_is_refused(tmp_path: Path, fake_pyodide: Path, make: object,
+                                         message: str) -> None:
+    out = make(tmp_path)  # type: ignore[operator]
+    done = moonasm("site", str(out), "--pyodide", str(fake_pyodide))
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == f"moonasm site: error: {message.format(out=out)}\n"
+
+
+def test_bad_courses_are_refused(tmp_path: Path, fake_pyodide: Path) -> None:
+    (tmp_path / "Bad Name").mkdir()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "p.masm").write_text("MOVE A\n")
+    out = tmp_path / "out"
+    for course, message in [
+        (tmp_path / "missing", "--course {c}: not a folder of puzzles"),
+        (tmp_path / "Bad Name", "--course {c}: a course's folder name is its key: lower-case "
+                                "letters, digits, '-' and '_', not 'Bad Name'"),
+        (tmp_path / "broken", "--course {c}: p: not a valid puzzle with a .goal"),
+    ]:
+        done = moonasm("site", str(out), "--pyodide", str(fake_pyodide), "--course", str(course))
+        assert done.returncode == 2
+        assert done.stderr.startswith("moonasm site: error: " + message.format(c=course))
+        assert "Traceback" not in done.stderr
+    assert not out.exists()
+
+
+def test_a_broken_pyodide_folder_is_refused(tmp_path: Path, fake_pyodide: Path) -> None:
+    partial = tmp_path / "partial"
+    partial.mkdir()
+    (partial / "pyodide.js").write_text("x")
+    wrong = tmp_path / "wrong"
+    wrong.mkdir()
+    for name in build.PYODIDE_FILES:
+        (wrong / name).write_text("x")
+    for folder, message in [
+        (tmp_path / "none", "--pyodide {f}: not a folder (an unpacked npm package of Pyodide: "
+                            "npm pack pyodide@0.29.5 && tar xzf pyodide-0.29.5.tgz, then give "
+                            "--pyodide package)"),
+        (partial, "--pyodide {f}: not an unpacked npm package of Pyodide: no pyodide.asm.js, "
+                  "pyodide.asm.wasm, python_stdlib.zip, pyodide-lock.json, package.json"),
+        (wrong, "--pyodide {f}: its package.json is unreadable: Expecting value: line 1 "
+                "column 1 (char 0)"),
+    ]:
+        done = moonasm("site", str(tmp_path / "out"), "--pyodide", str(folder))
+        assert (done.returncode, done.stderr) == (
+            2, f"moonasm site: error: {message.format(f=folder)}\n")
+
+
+def test_without_pyodide_or_npm_it_says_how_to_get_it(tmp_path: Path) -> None:
+    env = {**os.environ, "PATH": str(tmp_path), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    done = moonasm("site", str(tmp_path / "out"), env=env)
+    assert (done.returncode, done.stderr) == (
+        2, "moonasm site: error: Pyodide is needed and npm is not installed: install npm, or "
+           "run npm pack pyodide@0.29.5 && tar xzf pyodide-0.29.5.tgz, then give --pyodide "
+           "package\n")
+
+
+# -- the worker's answers, from the wheels alone ----------------------------------------------
+
+WORKER_SCRIPT = r"""
+import json, sys
+from moonasm.site.worker import handle
+for method, path, body, puzzle in json.loads(sys.stdin.read()):
+    print(json.dumps(handle(method, path, body.encode(), puzzle, None)))
+"""
+
+
+def wheel_answers(site: Path, tmp_path: Path,
+                  requests: list[tuple[str, str, str, str | None]]) -> list[tuple[int, dict]]:
+    """The worker's answers from the site's two wheels unpacked, with no site-packages (so
+    no numpy): what Pyodide holds."""
+    for wheel in (site / "wheels").iterdir():
+        with zipfile.ZipFile(wheel) as z:
+            z.extractall(tmp_path / "lib")
+    done = subprocess.run([sys.executable, "-S", "-c", WORKER_SCRIPT], input=json.dumps(requests),
+                          capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(tmp_path / "lib"), "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    return [(status, json.loads(text)) for status, text in lines]
+
+
+def test_the_wheels_answer_as_the_command_line_does(site: Path, tmp_path: Path) -> None:
+    program = ".set RAM1, 0b0011\n.goal 6\nMOV A, RAM1; ROL A\nMOVE B\n"
+    fine = ".set RAM1, 0b0011\n.goal 6\nMOV A, RAM1; ROL A\n"
+    (tmp_path / "p.masm").write_text(program)
+    (tmp_path / "fine.masm").write_text(fine)
+    rol = (LESSONS / "05-rol.masm").read_text()
+    heavy = (LESSONS / "26-hacker-level-logic.masm").read_text()
+    answers = wheel_answers(site, tmp_path, [
+        ("POST", "check", json.dumps({"source": program}), None),
+        ("POST", "run", json.dumps({"source": fine}), None),
+        ("POST", "courses/lessons/05-rol/answers", "ROL A\n", rol),
+        ("POST", "courses/lessons/05-rol/answers", ".goal 3\nROL A\n", rol),
+        ("POST", "courses/lessons/26-hacker-level-logic/hint", "{}", heavy),
+        ("POST", "nowhere", "{}", None),
+        ("POST", "run", "[", None),
+    ])
+    checked = json.loads(moonasm("check", str(tmp_path / "p.masm"), "--json").stdout)
+    assert answers[0] == (200, {"diagnostics": [
+        {**d, "file": "playground.masm"} for d in checked["diagnostics"]]})
+    ran = json.loads(moonasm("run", str(tmp_path / "fine.masm"), "--json").stdout)
+    status, run = answers[1]
+    assert status == 200 and {k: run[k] for k in ran} == ran
+    assert run["trace"][-1]["registers"] == ran["registers"]
+    (tmp_path / "puz").mkdir()
+    (tmp_path / "puz" / "05-rol.masm").write_text(rol)
+    (tmp_path / "ans" / "me").mkdir(parents=True)
+    (tmp_path / "ans" / "me" / "05-rol.masm").write_text("ROL A\n")
+    graded = json.loads(moonasm("grade", str(tmp_path / "puz" / "05-rol.masm"), "--answers",
+                                str(tmp_path / "ans"), "--json").stdout)
+    result = graded["students"][0]["results"][0]
+    status, mine = answers[2]
+    assert status == 200
+    assert {k: mine[k] for k in ("status", "reached", "power", "operations", "diagnostics")} \
+        == {k: result[k] for k in ("status", "reached", "power", "operations", "diagnostics")}
+    assert (mine["faults"], mine["par"]) == ([], 1)
+    (tmp_path / "ans" / "me" / "05-rol.masm").write_text(".goal 3\nROL A\n")
+    refused = json.loads(moonasm("grade", str(tmp_path / "puz" / "05-rol.masm"), "--answers",
+                                 str(tmp_path / "ans"), "--json").stdout)
+    assert answers[3] == (422, {
+        "error": "an answer holds statements and .turn lines only: the puzzle's directives "
+                 "set the machine up",
+        "diagnostics": [{**d, "file": "answer.masm"}
+                        for d in refused["students"][0]["results"][0]["diagnostics"]]})
+    (tmp_path / "heavy.masm").write_text(heavy)
+    solved = json.loads(moonasm("solve", str(tmp_path / "heavy.masm"), "--json").stdout)
+    status, hint = answers[4]
+    assert status == 200 and {k: hint[k] for k in solved} == solved  # numpy's and plain Python's
+    assert hint["hint"] == solved["program"].splitlines()[0]
+    assert answers[5] == (404, {"error": "no such endpoint: POST api/nowhere"})
+    assert answers[6] == (400, {"error": "the body is not JSON"})
+
+
+@pytest.mark.parametrize(("body", "status", "error"), [
+    (b'{"source": 3}', 400, "'source' must be given as a string"),
+    (b'{"source": "' + b"A" * 70000 + b'"}', 413, "a program is at most 65536 bytes, not 70000"),
+    (b'{"source": "\\u0000"}', 400, "the source holds a NUL or a lone surrogate: not a program"),
+    (b'{"source": "\\ud800"}', 400, "the source holds a NUL or a lone surrogate: not a program"),
+    (b'{"source": "", "answer_line": true}', 400, "'answer_line' must be a line number"),
+    (b"\xff\xfe", 400, "the body is not JSON"),
+    (b"[" * 100000, 400, "the body is not JSON"),
+])
+def test_bad_requests_get_the_servers_errors(body: bytes, status: int, error: str) -> None:
+    assert handle("POST", "check", body) == (status, json.dumps({"error": error}))
+
+
+def test_a_shared_program_is_its_link() -> None:
+    source = ".goal 6\nINC A # ünïcode\n"
+    status, text = handle("POST", "programs", json.dumps({"source": source}).encode())
+    assert status == 201
+    ident = json.loads(text)["id"]
+    assert handle("GET", f"programs/{ident}", b"") == (200, json.dumps({"source": source}))
+    assert handle("GET", "programs/%%%", b"") == (404, json.dumps(
+        {"error": "not a shared program's link"}))
+
+
+def test_an_answer_that_is_not_text_is_refused() -> None:
+    rol = (LESSONS / "05-rol.masm").read_text()
+    status, text = handle("POST", "courses/lessons/05-rol/answers", b"ROL A\n\xff", rol)
+    assert status == 422 and json.loads(text)["error"] == "the answer is not UTF-8 text"
+    assert handle("POST", "courses/x/y/answers", b"ROL A", None) == (
+        404, json.dumps({"error": "no puzzle 'y' in course 'x'"}))
+    assert handle("GET", "courses/lessons/05-rol/hint", b"", rol) == (
+        405, json.dumps({"error": "courses/lessons/05-rol/hint takes POST, not GET"}))
