@@ -253,7 +253,8 @@ class Pages:
     """The Jinja environment: the site's templates first (its `base.html`), then the
     server's, with `url`, `pattern` and `static` giving the site's relative URLs."""
 
-    def __init__(self) -> None:
+    def __init__(self, version: str) -> None:
+        self.version = version  # of the wheels: what the page's kept answers were computed by
         try:
             import jinja2
         except ImportError:
@@ -278,7 +279,8 @@ class Pages:
             return up + "static/" + path
 
         return self.env.get_template(template).render(
-            url=url, pattern=pattern, static=static, root=up or "./", **context)
+            url=url, pattern=pattern, static=static, root=up or "./", version=self.version,
+            **context)
 
 
 def goal_text(lesson: Any) -> str:
@@ -303,11 +305,11 @@ def optima(courses: list[Course]) -> dict[str, float | None]:
 SITE = {"title": "MOON"}
 
 
-def pages(courses: list[Course]) -> dict[str, str]:
+def pages(courses: list[Course], version: str) -> dict[str, str]:
     """Every page of the site by its path in OUT."""
     from moonasm.isa import halves_number
 
-    p = Pages()
+    p = Pages(version)
     out = {"index.html": p.render("index.html", "index.html", contest=SITE, courses=courses,
                                   storage=ANSWER_STORAGE, goal_text=goal_text,
                                   halves_number=halves_number),
@@ -399,7 +401,8 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
          "pyodide": "pyodide/"}).encode()
     say("proving the puzzles' optima")
     files.update(puzzle_files(courses, optima(courses)))
-    for path, html in pages(courses).items():
+    wheels_digest = hashlib.sha256(b"".join(data for _, data in wheels)).hexdigest()[:16]
+    for path, html in pages(courses, wheels_digest).items():
         files[path] = html.encode()
     version = hashlib.sha256(b"".join(
         path.encode() + hashlib.sha256(data).digest() for path, data in sorted(files.items()))
