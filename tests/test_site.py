@@ -282,3 +282,47 @@ def test_an_answer_that_is_not_text_is_refused() -> None:
         404, json.dumps({"error": "no puzzle 'y' in course 'x'"}))
     assert handle("GET", "courses/lessons/05-rol/hint", b"", rol) == (
         405, json.dumps({"error": "courses/lessons/05-rol/hint takes POST, not GET"}))
+
+
+FAKE_NPM = """#!/bin/sh
+# `npm pack pyodide@VERSION` as npm does it: the tarball in the working folder
+echo "$@" >> "{calls}"
+{body}
+"""
+
+
+def fake_npm(folder: Path, body: str) -> dict[str, str]:
+    """PATH holding an `npm` that runs `body` (and logs its arguments to folder/calls)."""
+    (folder / "bin").mkdir()
+    npm = folder / "bin" / "npm"
+    npm.write_text(FAKE_NPM.format(calls=folder / "calls", body=body))
+    npm.chmod(0o755)
+    return {**os.environ, "PATH": f"{folder / 'bin'}:/usr/bin:/bin",
+            "XDG_CACHE_HOME": str(folder / "cache")}
+
+
+def test_pyodide_is_fetched_with_npm_once_into_the_cache(tmp_path: Path,
+                                                         fake_pyodide: Path) -> None:
+    import tarfile
+
+    tarball = tmp_path / "pyodide.tgz"
+    with tarfile.open(tarball, "w:gz") as tar:
+        tar.add(fake_pyodide, arcname="package")
+    env = fake_npm(tmp_path, f'cp "{tarball}" "pyodide-{build.PYODIDE_VERSION}.tgz"')
+    for out in ("one", "two"):
+        done = moonasm("site", str(tmp_path / out), env=env)
+        assert done.returncode == 0, done.stderr
+    assert (tmp_path / "calls").read_text() == f"pack pyodide@{build.PYODIDE_VERSION} --silent\n"
+    cached = tmp_path / "cache" / "moonasm" / f"pyodide-{build.PYODIDE_VERSION}" / "package"
+    assert (cached / "pyodide.asm.wasm").read_bytes() == b"fake pyodide.asm.wasm"
+    assert (tmp_path / "two" / "pyodide" / "pyodide.asm.wasm").read_bytes() == \
+        b"fake pyodide.asm.wasm"
+
+
+def test_npm_failing_is_said_with_the_way_round_it(tmp_path: Path) -> None:
+    env = fake_npm(tmp_path, 'echo "npm error code E404" >&2; exit 1')
+    done = moonasm("site", str(tmp_path / "out"), env=env)
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2, "moonasm site: error: npm could not fetch Pyodide (npm error code E404); with the "
+           "package at hand: npm pack pyodide@0.29.5 && tar xzf pyodide-0.29.5.tgz, then give "
+           "--pyodide package")

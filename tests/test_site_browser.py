@@ -180,7 +180,12 @@ def test_the_first_run_answers_as_moonasm_run_does(browser: Any, tmp_path: Path)
     assert driver.execute_script(
         "return document.querySelector('#lamps tr').textContent") == "A0110 (6)"
     assert errors(driver) == []
+    # nothing from outside OUT: every request the server saw found its file, and the page
+    # asked no one else
     assert [r for r in served.requests() if '" 200 ' not in r and '" 304 ' not in r] == []
+    assert driver.execute_script("return performance.getEntriesByType('resource')"
+                                 ".map(e => e.name).filter(n => !n.startsWith(arguments[0]))",
+                                 served.url) == []
 
 
 def test_a_typo_shows_the_checkers_diagnostic(browser: Any, tmp_path: Path) -> None:
@@ -292,6 +297,8 @@ def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:
     driver.find_element("id", "run").click()
     wait(driver, "return /power spent/.test(document.getElementById('status').textContent)")
     timings["reload"] = time.monotonic() - began
+    # answered from the kept answers, before Python had started again
+    assert driver.execute_script("return document.body.dataset.ready") is None
     ready(driver)
     timings["reload_python"] = time.monotonic() - began
     served.stop()
