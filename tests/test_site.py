@@ -96,9 +96,17 @@ def test_the_editor_words_are_the_servers() -> None:
     assert build.moon_words() == moon_mode()
 
 
-def test_every_copied_file_of_the_server_exists() -> None:
-    static = Path(build.__file__).parent.parent / "server" / "static"
-    assert all((static / name).is_file() for name in build.SERVER_STATIC)
+def test_every_link_of_every_page_is_a_file_of_the_site(site: Path) -> None:
+    import posixpath
+    import re
+
+    for page in site.rglob("*.html"):
+        folder = posixpath.dirname(page.relative_to(site).as_posix())
+        for link in re.findall(r'(?:src|href)="([^"#]*)', page.read_text()):
+            if link:
+                target = posixpath.normpath(posixpath.join(folder, link))
+                assert (site / target).is_file(), f"{page}: {link}"
+    assert (site / "static" / "vendor" / "codemirror-5.65.21" / "LICENSE").is_file()
 
 
 def test_a_rebuild_replaces_the_earlier_site(fake_pyodide: Path, tmp_path: Path) -> None:
@@ -326,3 +334,16 @@ def test_npm_failing_is_said_with_the_way_round_it(tmp_path: Path) -> None:
         2, "moonasm site: error: npm could not fetch Pyodide (npm error code E404); with the "
            "package at hand: npm pack pyodide@0.29.5 && tar xzf pyodide-0.29.5.tgz, then give "
            "--pyodide package")
+
+
+def test_a_puzzle_answers_check_is_the_servers() -> None:
+    from moonasm.server.views.playground import PLAYGROUND_FILE, answer_diagnostics
+
+    puzzle = (LESSONS / "05-rol.masm").read_text()
+    source = puzzle + ".goal 3\nROL A\nMOVE B\n"
+    answer_line = puzzle.count("\n") + 1
+    status, text = handle("POST", "check", json.dumps(
+        {"source": source, "answer_line": answer_line}).encode())
+    expected = answer_diagnostics(source, PLAYGROUND_FILE, answer_line)
+    assert (status, json.loads(text)) == (200, {"diagnostics": expected})
+    assert [d["line"] for d in expected] == [answer_line, answer_line + 2]

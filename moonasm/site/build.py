@@ -2,9 +2,10 @@
 the moonasm and lark wheels and the service worker that keeps them for offline visits.
 
 The pages are the server's own templates (`play.html`, the playground and each puzzle) with
-the site's `base.html`, so the editor's DOM is the one the server serves; the server's
-scripts are copied as files (`SERVER_STATIC`), never imported. URLs are the site's
-(`ROUTES`): relative, so OUT works from any folder of any web server.
+the site's `base.html`, so the editor's DOM is the one the server serves; the static files the
+pages link (`static(PATH)`: the site's own, else the server's scripts, styles and vendored
+code) are copied as files, never imported. URLs are the site's (`ROUTES`): relative, so OUT
+works from any folder of any web server.
 """
 
 from __future__ import annotations
@@ -31,12 +32,8 @@ PYODIDE_VERSION = "0.29.5"
 # what the site loads of the npm package (no .map, .d.ts or console pages): 12 MB
 PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json", "package.json")
-# the server's browser code the pages load, copied as files (moonasm/server/static/)
-SERVER_STATIC = ("site.css", "favicon.svg", "play.js",
-                 "vendor/codemirror-5.65.21/codemirror.js",
-                 "vendor/codemirror-5.65.21/codemirror.css",
-                 "vendor/codemirror-5.65.21/LICENSE")
-SITE_STATIC = ("site.js", "worker.js", "site-extra.css")
+# what no page links but the site loads: the worker, started by site.js
+WORKER = "worker.js"
 # not in the site's wheel: the server, the site's builder and files (its worker module stays)
 WHEEL_LEFT_OUT = ("server", "site/build.py", "site/templates", "site/static")
 LESSONS_KEY = "lessons"
@@ -255,6 +252,7 @@ class Pages:
 
     def __init__(self, version: str) -> None:
         self.version = version  # of the wheels: what the page's kept answers were computed by
+        self.linked: set[str] = set()  # the static files the pages link
         try:
             import jinja2
         except ImportError:
@@ -276,6 +274,7 @@ class Pages:
             return up + ROUTES[route].format(**{k: str(v) for k, v in params.items()})
 
         def static(path: str) -> str:
+            self.linked.add(path)
             return up + "static/" + path
 
         return self.env.get_template(template).render(
@@ -305,8 +304,26 @@ def optima(courses: list[Course]) -> dict[str, float | None]:
 SITE = {"title": "MOON"}
 
 
-def pages(courses: list[Course], version: str) -> dict[str, str]:
-    """Every page of the site by its path in OUT."""
+def static_file(path: str) -> Path:
+    """A static file the site serves: its own (moonasm/site/static/), else the server's."""
+    own = _HERE / "static" / path
+    return own if own.is_file() else _SERVER / "static" / path
+
+
+def static_files(linked: set[str]) -> dict[str, bytes]:
+    """The static files the pages link, the worker, and the licence of each vendored
+    package they use."""
+    wanted = linked | {WORKER}
+    for path in linked:
+        parts = path.split("/")
+        if parts[0] == "vendor" and len(parts) > 2 and static_file(
+                f"vendor/{parts[1]}/LICENSE").is_file():
+            wanted.add(f"vendor/{parts[1]}/LICENSE")
+    return {f"static/{path}": static_file(path).read_bytes() for path in sorted(wanted)}
+
+
+def pages(courses: list[Course], version: str) -> tuple[dict[str, str], set[str]]:
+    """Every page of the site by its path in OUT, and the static files they link."""
     from moonasm.isa import halves_number
 
     p = Pages(version)
@@ -323,7 +340,7 @@ def pages(courses: list[Course], version: str) -> dict[str, str]:
                                  course=course, lesson=lesson, goal=goal_text(lesson),
                                  par=halves_number(lesson.par), following=following,
                                  student=True, me={"id": "me"}, csrf="")
-    return out
+    return out, p.linked
 
 
 def puzzle_files(courses: list[Course], proved: dict[str, float | None]) -> dict[str, bytes]:
@@ -391,10 +408,6 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
     wheels = [moonasm_wheel(), lark_wheel()]
     for name, data in wheels:
         files[f"wheels/{name}"] = data
-    for name in SERVER_STATIC:
-        files[f"static/{name}"] = (_SERVER / "static" / name).read_bytes()
-    for name in SITE_STATIC:
-        files[f"static/{name}"] = (_HERE / "static" / name).read_bytes()
     files["static/moon-words.js"] = moon_words().encode()
     files["static/site.json"] = json.dumps(
         {"wheels": [f"wheels/{name}" for name, _ in wheels],
@@ -402,8 +415,10 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
     say("proving the puzzles' optima")
     files.update(puzzle_files(courses, optima(courses)))
     wheels_digest = hashlib.sha256(b"".join(data for _, data in wheels)).hexdigest()[:16]
-    for path, html in pages(courses, wheels_digest).items():
+    rendered, linked = pages(courses, wheels_digest)
+    for path, html in rendered.items():
         files[path] = html.encode()
+    files.update(static_files(linked))
     version = hashlib.sha256(b"".join(
         path.encode() + hashlib.sha256(data).digest() for path, data in sorted(files.items()))
     ).hexdigest()[:16]
