@@ -275,6 +275,7 @@ def test_at_400_px_nothing_scrolls_sideways(browser: Any) -> None:
             assert driver.execute_script(
                 "return document.documentElement.scrollWidth - innerWidth") <= 0, page
             assert axe(driver) == [], page
+            assert errors(driver) == [], page
             screenshot(driver, "site-400-" + page.replace("/", "-").removesuffix(".html"))
     finally:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {

@@ -32,6 +32,8 @@ PYODIDE_VERSION = "0.29.5"
 # what the site loads of the npm package (no .map, .d.ts or console pages): 12 MB
 PYODIDE_FILES = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip",
                  "pyodide-lock.json", "package.json")
+# the downloads of Pyodide's start the loading bar follows (fetched; its loader, 1 MB, is a script)
+PYODIDE_LOADED = ("pyodide.asm.wasm", "python_stdlib.zip")
 # what no page links but the site loads: the worker, started by site.js
 WORKER = "worker.js"
 # not in the site's wheel: the server, the site's builder and files (its worker module stays)
@@ -410,8 +412,8 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
         files[f"wheels/{name}"] = data
     files["static/moon-words.js"] = moon_words().encode()
     files["static/site.json"] = json.dumps(
-        {"wheels": [f"wheels/{name}" for name, _ in wheels],
-         "pyodide": "pyodide/"}).encode()
+        {"wheels": [f"wheels/{name}" for name, _ in wheels], "pyodide": "pyodide/",
+         "sizes": {name: len(files[f"pyodide/{name}"]) for name in PYODIDE_LOADED}}).encode()
     say("proving the puzzles' optima")
     files.update(puzzle_files(courses, optima(courses)))
     wheels_digest = hashlib.sha256(b"".join(data for _, data in wheels)).hexdigest()[:16]
