@@ -49,7 +49,8 @@ async function start() {
   }
   say(85, "Preparing the checker…");
   const handle = pyodide.pyimport("moonasm.site.worker").handle_js;
-  handle("POST", "check", new TextEncoder().encode('{"source": ""}'));  // builds the parser
+  // the parser built and the run's modules imported now, not at the learner's first click
+  for (const path of ["check", "run"]) handle("POST", path, new TextEncoder().encode('{"source": ""}')).destroy();
   return handle;
 }
 
