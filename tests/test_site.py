@@ -137,12 +137,18 @@ def test_bad_courses_are_refused(tmp_path: Path, fake_pyodide: Path) -> None:
     (tmp_path / "Bad Name").mkdir()
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "p.masm").write_text("MOVE A\n")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "other" / "lessons").mkdir(parents=True)
+    (tmp_path / "other" / "lessons" / "p.masm").write_text(".goal 1\n.par 2\n")
     out = tmp_path / "out"
     for course, message in [
         (tmp_path / "missing", "--course {c}: not a folder of puzzles"),
         (tmp_path / "Bad Name", "--course {c}: a course's folder name is its key: lower-case "
                                 "letters, digits, '-' and '_', not 'Bad Name'"),
-        (tmp_path / "broken", "--course {c}: p: not a valid puzzle with a .goal"),
+        (tmp_path / "broken", "--course {c}: {c}/p.masm:1:1: error: unknown operation 'MOVE' "
+                              "(did you mean 'MOV'?)\n"),
+        (tmp_path / "empty", "--course {c}: {c} holds no .masm puzzles\n"),
+        (tmp_path / "other" / "lessons", "--course {c}: a second course named 'lessons'"),
     ]:
         done = moonasm("site", str(out), "--pyodide", str(fake_pyodide), "--course", str(course))
         assert done.returncode == 2

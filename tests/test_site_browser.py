@@ -245,6 +245,8 @@ def test_answers_export_for_moonasm_grade_and_import_back(browser: Any, tmp_path
     while not zipped.is_file():
         assert time.monotonic() < deadline, "no download"
         time.sleep(0.1)
+    assert driver.find_element("id", "transfer-status").text == \
+        "Exported 1 answer as lessons-ada.zip."
     with zipfile.ZipFile(zipped) as z:
         assert z.namelist() == ["ada/05-rol.masm"]
         z.extractall(tmp_path / "answers")
@@ -256,7 +258,8 @@ def test_answers_export_for_moonasm_grade_and_import_back(browser: Any, tmp_path
     # the answers forgotten, then imported back from the zip
     driver.execute_script("localStorage.removeItem('moonasm-answer:lessons:05-rol')")
     driver.find_element("css selector", "#course-lessons input.import-file").send_keys(str(zipped))
-    assert wait(driver, "return document.getElementById('transfer-status').textContent") \
+    assert wait(driver, "const t = document.getElementById('transfer-status').textContent;"
+                        "return t.startsWith('Imported') && t") \
         == "Imported 1 answer from lessons-ada.zip."
     assert driver.execute_script(
         "return localStorage.getItem('moonasm-answer:lessons:05-rol')") == "ROL A\n"
@@ -280,6 +283,23 @@ def test_at_400_px_nothing_scrolls_sideways(browser: Any) -> None:
     finally:
         driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
             "width": 1280, "height": 1000, "deviceScaleFactor": 1, "mobile": False})
+
+
+def test_a_shared_link_opens_its_program(browser: Any) -> None:
+    driver, served, _ = browser
+    driver.get(served.url + "play.html")
+    ready(driver)
+    source = PROGRAM + "# shared: ünïcode\n"
+    set_source(driver, source)
+    driver.find_element("id", "share").click()
+    link = wait(driver, "return document.getElementById('shared-link')")
+    assert link.text == link.get_attribute("href")
+    assert link.get_attribute("href").startswith(served.url + "play.html#p=")
+    set_source(driver, "INC A\n")
+    driver.get(link.get_attribute("href"))
+    wait(driver, "const cm = document.querySelector('.CodeMirror');"
+                 f"return cm && cm.CodeMirror.getValue() === {json.dumps(source)}")
+    ready(driver)
 
 
 def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:

@@ -98,9 +98,24 @@ def courses_of(folders: list[str]) -> list[Course]:
         try:
             puzzles = folder_puzzles(folder)
         except ValueError as e:
-            raise SiteError(f"--course {name}: {e}") from None
+            raise SiteError(f"--course {name}: {first_error(folder) or e}") from None
         courses.append(Course(key, folder.resolve().name, puzzles, folder))
     return courses
+
+
+def first_error(folder: Path) -> str | None:
+    """The first error of the folder's puzzles, as `moonasm check` places it."""
+    from moonasm.lang.check import check_source
+
+    for path in sorted(folder.glob("*.masm")):
+        try:
+            errors = check_source(path.read_text(encoding="utf-8")).errors
+        except (OSError, UnicodeDecodeError):
+            continue
+        if errors:
+            d = errors[0]
+            return f"{path}:{d.span.line}:{d.span.column}: {d.severity}: {d.message}"
+    return None
 
 
 # -- Pyodide -------------------------------------------------------------------------------------

@@ -129,6 +129,8 @@
     } catch (e) { /* not a link of ours: the playground as it was */ }
   }
   if (play) {
+    // a shared link opened over the playground (the same page, another fragment): open it
+    window.addEventListener("hashchange", () => { if (location.hash.startsWith("#p=")) location.reload(); });
     // the editor writes a shared link's path alone (the server's /p/ID); the site's is in its
     // fragment: show the whole link
     new MutationObserver(() => {
