@@ -12,7 +12,6 @@ trace of at most 10,000 statements.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 from typing import Any
 
@@ -55,8 +54,6 @@ def _route(method: str, path: str, body: bytes, puzzle: str | None,
         return 200, run(source_in(_json(body)))
     if method == "POST" and parts == ["programs"]:
         return 201, {"id": share_id(source_in(_json(body)))}
-    if method == "GET" and len(parts) == 2 and parts[0] == "programs":
-        return 200, {"source": shared_source(parts[1])}
     if len(parts) == 4 and parts[0] == "courses" and parts[3] in ("answers", "hint"):
         if method != "POST":
             raise Refused(405, f"{path} takes POST, not {method}")
@@ -122,17 +119,8 @@ def run(source: str) -> JsonObject:
 
 def share_id(source: str) -> str:
     """A shared program's id: the program itself (base64url of its UTF-8), so a link opens it
-    with no store behind the site."""
+    with no store behind the site (the page reads it back from its fragment: site.js)."""
     return base64.urlsafe_b64encode(source.encode()).decode().rstrip("=")
-
-
-def shared_source(ident: str) -> str:
-    try:
-        source = base64.b64decode(ident + "=" * (-len(ident) % 4), altchars=b"-_",
-                                  validate=True).decode()
-    except (binascii.Error, ValueError):
-        raise Refused(404, "not a shared program's link") from None
-    return source_in({"source": source})
 
 
 def _lesson(puzzle: str) -> Any:
