@@ -102,10 +102,11 @@ def test_every_link_of_every_page_is_a_file_of_the_site(site: Path) -> None:
 
     for page in site.rglob("*.html"):
         folder = posixpath.dirname(page.relative_to(site).as_posix())
-        for link in re.findall(r'(?:src|href)="([^"#]*)', page.read_text()):
-            if link:
-                target = posixpath.normpath(posixpath.join(folder, link))
+        for link in re.findall(r'(?:src|href|data-[a-z-]*url)="([^"#]*)', page.read_text()):
+            target = posixpath.normpath(posixpath.join(folder, link))
+            if link and not target.startswith("api/"):  # api/: answered in the page
                 assert (site / target).is_file(), f"{page}: {link}"
+            assert not target.startswith(".."), f"{page}: {link}"
     assert (site / "static" / "vendor" / "codemirror-5.65.21" / "LICENSE").is_file()
 
 

@@ -265,11 +265,13 @@ def moon_words() -> str:
 
 class Pages:
     """The Jinja environment: the site's templates first (its `base.html`), then the
-    server's, with `url`, `pattern` and `static` giving the site's relative URLs."""
+    server's, with `url`, `pattern` and `static` giving the site's relative URLs from the
+    page being rendered (globals, as the server's: templates imported as macros, whose
+    modules Jinja keeps from one page to the next, see them and the current page too)."""
 
     def __init__(self, version: str) -> None:
-        self.version = version  # of the wheels: what the page's kept answers were computed by
         self.linked: set[str] = set()  # the static files the pages link
+        self.up = ""  # from the page being rendered to OUT: "../" a folder
         try:
             import jinja2
         except ImportError:
@@ -280,23 +282,23 @@ class Pages:
             loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(_HERE / "templates"),
                                         jinja2.FileSystemLoader(_SERVER / "templates")]),
             autoescape=True, undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+        # `version`: of the wheels, which computed the answers a page keeps
+        self.env.globals.update(url=self.url, pattern=self.pattern, static=self.static,
+                                version=version)
+
+    def pattern(self, name: str) -> str:
+        return self.up + ROUTES[name]
+
+    def url(self, route: str, /, **params: object) -> str:
+        return self.up + ROUTES[route].format(**{k: str(v) for k, v in params.items()})
+
+    def static(self, path: str) -> str:
+        self.linked.add(path)
+        return self.up + "static/" + path
 
     def render(self, page: str, template: str, **context: Any) -> str:
-        up = "../" * page.count("/")
-
-        def pattern(name: str) -> str:
-            return up + ROUTES[name]
-
-        def url(route: str, /, **params: object) -> str:
-            return up + ROUTES[route].format(**{k: str(v) for k, v in params.items()})
-
-        def static(path: str) -> str:
-            self.linked.add(path)
-            return up + "static/" + path
-
-        return self.env.get_template(template).render(
-            url=url, pattern=pattern, static=static, root=up or "./", version=self.version,
-            **context)
+        self.up = "../" * page.count("/")
+        return self.env.get_template(template).render(root=self.up or "./", **context)
 
 
 def goal_text(lesson: Any) -> str:
