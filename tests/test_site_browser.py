@@ -330,3 +330,12 @@ def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:
     assert wait(driver, "const t = document.getElementById('status').textContent;"
                         "return /power spent/.test(t) && t") == \
         "power spent 4 · 3 steps · goal 6 reached"
+
+
+def test_a_page_opened_as_a_file_says_to_serve_it(site: Path) -> None:
+    with chromium(1280, 900) as driver:
+        driver.get((site / "play.html").as_uri())
+        assert wait(driver, "return document.getElementById('loading').classList.contains("
+                            "'failed') && document.getElementById('loading-text').textContent",
+                    timeout=20) == ("MOON could not start in this page: open it through a web "
+                                    "server (python -m http.server -d FOLDER), not as a file")

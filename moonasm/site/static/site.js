@@ -20,7 +20,6 @@
 
   // -- the worker and the loading bar ---------------------------------------------------------
   const bar = $("python-progress");
-  const worker = new Worker(new URL("static/worker.js", root).href);
   const waiting = new Map();
   let next = 0;
   let readyNow;
@@ -32,7 +31,20 @@
     bar.setAttribute("aria-valuenow", String(value));
     if (text) $("loading-text").textContent = text;
   }
-  worker.onmessage = (event) => {
+  function failed(why) {
+    $("loading").classList.add("failed");
+    $("loading-text").textContent = "MOON could not start in this page: " + why;
+    failedNow(new Error(why));
+  }
+  let worker = null;
+  try {
+    worker = new Worker(new URL("static/worker.js", root).href);
+  } catch (e) {
+    // a page opened as a file: browsers start no worker there
+    failed(location.protocol === "file:" ? "open it through a web server (python -m http.server -d FOLDER), not as a file"
+      : String(e && e.message || e));
+  }
+  if (worker) worker.onmessage = (event) => {
     const m = event.data;
     if (m.progress !== undefined) progress(m.progress, m.text);
     else if (m.ready) {
@@ -41,9 +53,7 @@
       body.dataset.ready = "true";
       readyNow();
     } else if (m.failed) {
-      $("loading").classList.add("failed");
-      $("loading-text").textContent = "MOON could not start in this page: " + m.failed;
-      failedNow(new Error(m.failed));
+      failed(m.failed);
     } else if (waiting.has(m.id)) {
       waiting.get(m.id)(m);
       waiting.delete(m.id);
