@@ -377,3 +377,14 @@ def test_without_numpy_the_hints_prove_the_same_optimum_for_every_puzzle(
         assert (plain["power"] * 2, plain["operations"], plain["turns"]) == (
             fast.power, fast.operations, fast.turns), lesson.slug
     assert searched == ["numpy"] * 27
+
+
+def test_a_broken_tarball_from_npm_is_said(tmp_path: Path) -> None:
+    env = fake_npm(tmp_path, f'echo "not gzip" > "pyodide-{build.PYODIDE_VERSION}.tgz"')
+    done = moonasm("site", str(tmp_path / "out"), env=env)
+    cache = tmp_path / "cache" / "moonasm" / f"pyodide-{build.PYODIDE_VERSION}"
+    assert (done.returncode, done.stderr.splitlines()[-1]) == (
+        2, "moonasm site: error: npm's pyodide-0.29.5.tgz is not a readable tarball; with the "
+           "package at hand: npm pack pyodide@0.29.5 && tar xzf pyodide-0.29.5.tgz, then give "
+           "--pyodide package")
+    assert list(cache.iterdir()) == []

@@ -77,14 +77,13 @@ class Course:
     key: str
     title: str
     lessons: list[Any]  # moonasm.solve.puzzles.Lesson
-    folder: Path | None  # None: the bundled learning path
 
 
 def courses_of(folders: list[str]) -> list[Course]:
     """The learning path, then a course for each puzzle folder (its key the folder's name)."""
     from moonasm.solve.puzzles import folder_puzzles, lessons
 
-    courses = [Course(LESSONS_KEY, "The learning path", lessons(), None)]
+    courses = [Course(LESSONS_KEY, "The learning path", lessons())]
     for name in folders:
         folder = Path(name)
         if not folder.is_dir():
@@ -99,16 +98,19 @@ def courses_of(folders: list[str]) -> list[Course]:
             puzzles = folder_puzzles(folder)
         except ValueError as e:
             raise SiteError(f"--course {name}: {first_error(folder) or e}") from None
-        courses.append(Course(key, folder.resolve().name, puzzles, folder))
+        courses.append(Course(key, folder.resolve().name, puzzles))
     return courses
 
 
 def first_error(folder: Path) -> str | None:
     """The first error of the folder's puzzles, as `moonasm check` places it."""
     from moonasm.lang.check import check_source
+    from moonasm.solve.puzzles import PUZZLE_BYTES
 
     for path in sorted(folder.glob("*.masm")):
         try:
+            if path.stat().st_size > PUZZLE_BYTES:
+                continue  # the folder's own refusal says so
             errors = check_source(path.read_text(encoding="utf-8")).errors
         except (OSError, UnicodeDecodeError):
             continue
@@ -157,20 +159,31 @@ def fetched_pyodide(say: Callable[[str], None]) -> Path:
         raise SiteError(f"Pyodide is needed and npm is not installed: install npm, or run "
                         f"{NPM_HOWTO}")
     say(f"fetching Pyodide {PYODIDE_VERSION} with npm into {cache_dir()}")
-    with tempfile.TemporaryDirectory() as temp:
-        done = subprocess.run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"],
-                              cwd=temp, capture_output=True, text=True, timeout=600)
-        tarball = Path(temp) / f"pyodide-{PYODIDE_VERSION}.tgz"
-        if done.returncode != 0 or not tarball.is_file():
-            why = (done.stderr.strip().splitlines() or ["no tarball"])[-1]
-            raise SiteError(f"npm could not fetch Pyodide ({why}); with the package at hand: "
-                            f"{NPM_HOWTO}")
-        unpacked = Path(temp) / "unpacked"
-        with tarfile.open(tarball) as tar:
-            tar.extractall(unpacked, filter="data")
-        checked_pyodide(unpacked / "package")
+    try:
         cache_dir().mkdir(parents=True, exist_ok=True)
-        os.replace(unpacked / "package", folder)
+        # unpacked beside its place in the cache, so that it is moved there in one rename
+        with tempfile.TemporaryDirectory(dir=cache_dir()) as temp:
+            done = subprocess.run([npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--silent"],
+                                  cwd=temp, capture_output=True, text=True, timeout=600)
+            tarball = Path(temp) / f"pyodide-{PYODIDE_VERSION}.tgz"
+            if done.returncode != 0 or not tarball.is_file():
+                why = (done.stderr.strip().splitlines() or ["no tarball"])[-1]
+                raise SiteError(f"npm could not fetch Pyodide ({why}); with the package at "
+                                f"hand: {NPM_HOWTO}")
+            unpacked = Path(temp) / "unpacked"
+            with tarfile.open(tarball) as tar:
+                tar.extractall(unpacked, filter="data")
+            checked_pyodide(unpacked / "package")
+            os.replace(unpacked / "package", folder)
+    except subprocess.TimeoutExpired:
+        raise SiteError(f"npm took more than 10 minutes to fetch Pyodide; with the package at "
+                        f"hand: {NPM_HOWTO}") from None
+    except tarfile.TarError:
+        raise SiteError(f"npm's pyodide-{PYODIDE_VERSION}.tgz is not a readable tarball; with "
+                        f"the package at hand: {NPM_HOWTO}") from None
+    except OSError as e:
+        raise SiteError(f"Pyodide could not be kept in {cache_dir()}: {e.strerror or e}") \
+            from None
     return folder
 
 
@@ -445,7 +458,8 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
     files["sw.js"] = ((_HERE / "static" / "sw.js").read_text(encoding="utf-8")
                       .replace("__VERSION__", version)
                       .replace("__FILES__", json.dumps(kept))).encode()
-    files[MARKER] = json.dumps({"moonasm": moonasm.__version__, "pyodide": PYODIDE_VERSION,
+    pyodide_version = json.loads(files["pyodide/package.json"]).get("version")
+    files[MARKER] = json.dumps({"moonasm": moonasm.__version__, "pyodide": pyodide_version,
                                 "version": version}).encode()
     written(out, files)
     return {path: len(data) for path, data in files.items()}
