@@ -222,7 +222,7 @@ def test_a_lesson_is_graded_as_moonasm_grade_grades_it_and_hinted_as_solve(
         == (1, 1, 1)
     solved = json.loads(moonasm("solve", str(LESSONS / "05-rol.masm"), "--json").stdout)
     driver.find_element("id", "hint").click()
-    hint = wait(driver, "return /Start|No program/.test(document.getElementById('hint-text')"
+    hint = wait(driver, "return /Start|found no program/.test(document.getElementById('hint-text')"
                         ".textContent) && document.getElementById('hint-text').textContent")
     assert hint == (f"Start with {solved['program'].splitlines()[0]}: a cheapest answer spends "
                     f"power {solved['power']} in {solved['operations']} operation.")

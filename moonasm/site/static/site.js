@@ -85,7 +85,8 @@
     if (!request.url.startsWith(api)) return realFetch(resource, init);
     const path = request.url.slice(api.length).split(/[?#]/)[0];
     const bytes = await request.arrayBuffer();
-    const parts = path.split("/").map(decodeURIComponent);
+    let parts;
+    try { parts = path.split("/").map(decodeURIComponent); } catch (e) { parts = ["?"]; }
     // check and run answer as pure functions of the request: the last of each is kept, so a
     // reload shows its answers before Python has started again
     const memo = request.method === "POST" && (path === "check" || path === "run") ? MEMO + path : null;
@@ -98,7 +99,9 @@
       }
     }
     let puzzle = null, optimum = null;
-    if (parts[0] === "courses" && parts.length === 4) [puzzle, optimum] = await puzzleOf(parts[1], parts[2]);
+    if (parts[0] === "courses" && parts.length === 4 && ["answers", "hint"].includes(parts[3])) {
+      [puzzle, optimum] = await puzzleOf(parts[1], parts[2]);
+    }
     let answer;
     try {
       answer = await ask(request.method, parts.join("/"), bytes, puzzle, optimum);
@@ -135,10 +138,10 @@
       const b64 = ident.replace(/-/g, "+").replace(/_/g, "/");
       const bytes = Uint8Array.from(atob(b64 + "=".repeat((4 - b64.length % 4) % 4)), (c) => c.charCodeAt(0));
       $("source").value = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      play.dataset.storage = "moonasm-shared:" + ident.slice(0, 64);
+      play.dataset.storage = "moonasm-shared:" + ident;  // the program's own edits, kept
     } catch (e) { /* not a link of ours: the playground as it was */ }
   }
-  if (play) {
+  if (play && $("status")) {
     // a shared link opened over the playground (the same page, another fragment): open it
     window.addEventListener("hashchange", () => { if (location.hash.startsWith("#p=")) location.reload(); });
     // the editor writes a shared link's path alone (the server's /p/ID); the site's is in its
@@ -157,7 +160,7 @@
       const answer = await window.fetch(hinting.dataset.hintUrl, { method: "POST", body: "{}" });
       const data = await answer.json();
       if (!answer.ok) { $("hint-text").textContent = data.error; return; }
-      $("hint-text").textContent = data.hint === null ? "No program reaches this goal under these rules."
+      $("hint-text").textContent = data.hint === null ? "The solver found no program that reaches this goal."
         : `Start with ${data.hint}: a cheapest answer spends power ${data.power} in ${data.operations} operation${data.operations === 1 ? "" : "s"}.`;
     });
   }
