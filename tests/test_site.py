@@ -114,8 +114,11 @@ def test_a_rebuild_replaces_the_earlier_site(fake_pyodide: Path, tmp_path: Path)
     out = tmp_path / "again"
     assert moonasm("site", str(out), "--pyodide", str(fake_pyodide)).returncode == 0
     (out / "stale.html").write_text("old")
+    first = {p.name: p.read_bytes() for p in (out / "wheels").iterdir()}
     assert moonasm("site", str(out), "--pyodide", str(fake_pyodide)).returncode == 0
     assert not (out / "stale.html").exists() and (out / "index.html").is_file()
+    # the wheels are built deterministically: the same bytes from the same package
+    assert {p.name: p.read_bytes() for p in (out / "wheels").iterdir()} == first
 
 
 @pytest.mark.parametrize(("make", "message"), [
