@@ -64,6 +64,9 @@ def site(pyodide: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("site") / "out"
     done = moonasm("site", str(out), "--pyodide", str(pyodide))
     assert done.returncode == 0, done.stderr
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    assert size <= 30_000_000  # spec §13's budget (13.4 MB: docs/site.md)
+    assert not [p for p in out.rglob("*") if p.suffix in (".map", ".ts") or "console" in p.name]
     return out
 
 
