@@ -186,17 +186,24 @@ class _Prepared:
 
     def __init__(self, turn: Turn, m: Machine, stubs: frozenset[int], breaks: frozenset[int]):
         from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
-        from moonasm.vm.compile import CompiledTurn
+        from moonasm.vm import compile, interpret
 
         hack = isa.OPERATIONS["HACK"]
         stand_in = {i: Stmt(hack, (Arg(ArgKind.PLAYER, 1, s.span, "1"),), s.span, "HACK 1")
                     for i, s in enumerate(turn.stmts) if i in stubs}
         stubbed = Turn(turn.player, tuple(stand_in.get(i, s) for i, s in
                                           enumerate(turn.stmts)), turn.labels)
-        self.compiled = CompiledTurn(stubbed, m.bits, m.mode, m.hackers.get(m.player))
+        self.compiled = compile.CompiledTurn(stubbed, m.bits, m.mode, m.hackers.get(m.player))
         self.stubs, self.breaks = stubs, breaks
         self.pause = self.compiled.leaders | stubs
         self.every = frozenset(range(len(turn.stmts) + 1))  # pause after any statement
+        # the compiled path's knobs, read once (tests set them to compile sooner)
+        self.hot, self.inline, self.block = compile.HOT_RATIO, compile.INLINE_RATIO, \
+            compile.MAX_BLOCK
+        # what the driving loops call, bound once (not imported at each call of `_advance`;
+        # not at the module's import either, which `run --json` of a bad program pays)
+        self.interpret, self.outcome = interpret.interpret_turn, interpret.TurnOutcome
+        self.left, self.stopped = compile.LEFT, compile.STOPPED
 
 
 def _advance(m: Machine, turn: Turn, prepared: _Prepared, hooks: Hooks, max_steps: int,
@@ -204,16 +211,13 @@ def _advance(m: Machine, turn: Turn, prepared: _Prepared, hooks: Hooks, max_step
     """`compile.run_turn`'s loop from `pc`, pausing (`paused_at`) before a stub statement and
     once `soft` steps have run: the turn ends, faults or pauses exactly where the interpreter
     alone would have."""
-    from moonasm.vm.compile import HOT_RATIO, INLINE_RATIO, LEFT, MAX_BLOCK, STOPPED
-    from moonasm.vm.interpret import TurnOutcome, interpret_turn
-
-    compiled = prepared.compiled
+    compiled, interpret, done = prepared.compiled, prepared.interpret, prepared.outcome
     parts, part_of, leaders = compiled.parts, compiled.part_of, compiled.leaders
     end = len(turn.stmts)
     limit = int(min(max_steps, soft))
     while pc < end:
         if steps >= soft or pc in prepared.stubs:
-            return TurnOutcome(steps, paused_at=pc)
+            return done(steps, paused_at=pc)
         part = parts[part_of[pc]]
         function = part.function if pc in leaders else None
         if function is not None:
@@ -221,24 +225,24 @@ def _advance(m: Machine, turn: Turn, prepared: _Prepared, hooks: Hooks, max_step
             pc, steps, status = function(m, pc, steps, limit, hooks.solved)
             if not part.inlined:
                 part.heat += steps - begun
-                if part.heat >= INLINE_RATIO * part.size:
+                if part.heat >= prepared.inline * part.size:
                     compiled.compile(part)
-            if status == STOPPED:
-                return TurnOutcome(steps, stopped=True)
-            if status == LEFT or steps >= soft:
+            if status == prepared.stopped:
+                return done(steps, stopped=True)
+            if status == prepared.left or steps >= soft:
                 continue
         begun = steps
         # near the soft limit, one statement at a time, so as to pause exactly at it
-        stop_at = prepared.pause if soft - steps > MAX_BLOCK else prepared.every
-        outcome = interpret_turn(m, turn, hooks, max_steps, pc, steps, stop_at=stop_at)
+        stop_at = prepared.pause if soft - steps > prepared.block else prepared.every
+        outcome = interpret(m, turn, hooks, max_steps, pc, steps, stop_at=stop_at)
         if function is None and part.function is None:
             part.heat += outcome.steps - begun
-            if part.heat >= HOT_RATIO * part.size:
+            if part.heat >= prepared.hot * part.size:
                 compiled.compile(part)
         if outcome.paused_at is None:
             return outcome
         pc, steps = outcome.paused_at, outcome.steps
-    return TurnOutcome(steps)
+    return done(steps)
 
 
 class _Seeker:
@@ -256,10 +260,9 @@ class _Seeker:
         self.reads = frozenset().union(*(w.reads for w in watches))
 
     def __call__(self, m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
-        from moonasm.vm.interpret import TurnOutcome, interpret_turn
-
         self.machine = m
         prepared = self._prepared(turn, m)
+        interpret, done = prepared.interpret, prepared.outcome
         stmts = turn.stmts
         end = len(stmts)
         if self.begun == 0:  # the watches' values before anything runs
@@ -273,22 +276,21 @@ class _Seeker:
         while True:
             now = self.before + steps
             if pc < end:
-                line = stmts[pc].line
                 if pc in prepared.breaks and now >= self.start:
-                    raise _Stopped(now, line, "breakpoint")
+                    raise _Stopped(now, stmts[pc].line, "breakpoint")
                 if fired is not None:
-                    raise _Stopped(now, line, fired)
+                    raise _Stopped(now, stmts[pc].line, fired)
                 if now == self.until:
-                    raise _Stopped(now, line, "step")
+                    raise _Stopped(now, stmts[pc].line, "step")
             elif fired is not None:  # true after the turn's last statement: none is next
                 raise _Stopped(now, None, fired)
             else:  # the turn is over
                 self.before += steps
-                return TurnOutcome(steps)
+                return done(steps)
             ran_stub = pc in prepared.stubs
             if ran_stub:  # one statement, then the watches
-                outcome = interpret_turn(m, turn, hooks, max_steps, pc, steps,
-                                         stop_at=prepared.every)
+                outcome = interpret(m, turn, hooks, max_steps, pc, steps,
+                                    stop_at=prepared.every)
             else:
                 outcome = _advance(m, turn, prepared, hooks, max_steps, pc, steps, soft)
             if outcome.paused_at is None:  # a fault, a solve that ends the turn, its end
