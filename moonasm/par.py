@@ -23,6 +23,7 @@ from moonasm.lang.parse import Parsed
 
 SECONDS = 5.0
 CACHE_ENTRIES = 2000
+VARIANT_ENTRIES = 50_000  # a class's variants: 3 courses of 27 puzzles, each 256 values
 UNREACHABLE = "unreachable"
 
 
@@ -112,6 +113,12 @@ class Proofs:
         if self.changed and self.path is not None:
             _write_cache(self.known, self.path, self.entries)
             self.changed = False
+
+
+def variant_proofs(cache_file: str | None = None) -> Proofs:
+    """The proofs of variants (`moonasm.solve.variants`), by their values: kept apart from the
+    pars, many more of them (default: the user's cache, `variants.json`)."""
+    return Proofs(cache_file or _cache_path("variants.json"), VARIANT_ENTRIES)
 
 
 def optimum(config: Config, cache_file: str | None = None) -> tuple[int, str] | str | None:

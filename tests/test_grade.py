@@ -52,15 +52,15 @@ def test_table_a_teacher_reads(classroom: Path) -> None:
     rows = {tuple(line.split()[:2]): line for line in lines if line.split()[:1]
             and line.split()[0] in ("alice", "bob", "carol", "dan", "erin")
             and len(line.split()) > 2 and ":" not in line.split()[0]}
-    assert rows[("alice", "double")].split()[2:] == ["solved", "2", "2", "optimal"]
-    assert rows[("bob", "double")].endswith("7    4  5 over the optimum")
+    assert rows[("alice", "double")].split()[2:] == ["solved", "2", "2", "1", "optimal"]
+    assert rows[("bob", "double")].endswith("7    4      1  5 over the optimum")
     assert "line 1: protection fault" in rows[("bob", "clear")]
     assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
-    assert rows[("carol", "clear")].split(None, 5)[2:] == [
-        "invalid", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
+    assert rows[("carol", "clear")].split(None, 6)[2:] == [
+        "invalid", "-", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
         "belongs to the puzzle, whose directives set the machine up"]
     assert rows[("dan", "double")].split()[2:] == ["missing"]
-    assert rows[("dan", "clear")].split(None, 5)[5] == (
+    assert rows[("dan", "clear")].split(None, 6)[6] == (
         "line 1: an answer holds statements and .turn lines only: .goal belongs to the "
         "puzzle, whose directives set the machine up")
     assert "never held the goal" in rows[("erin", "double")]
@@ -172,13 +172,16 @@ def test_format_csv_is_the_gradebook(classroom: Path) -> None:
                   "--answers", str(classroom / "answers"), "--format", "csv")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "student,puzzle,reached,power,par,optimum,attempts,score"
-    assert "'=evil,double,yes,2,,2,1,1.0" in lines
-    assert "alice,double,yes,2,,2,1,1.0" in lines
-    assert "alice,clear,yes,0.5,,0.5,1,1.0" in lines
-    assert "bob,double,yes,7,,2,1,0.29" in lines  # the optimum over the power spent; no .par
-    assert "bob,clear,no,,,0.5,1,0.0" in lines  # a fault
-    assert "dan,double,no,,,2,0,0.0" in lines  # missing
+    # the first eight columns as before, then the three measures' other two and the variant
+    assert lines[0] == ("student,puzzle,reached,power,par,optimum,attempts,score,operations,"
+                        "turns,variant")
+    assert "'=evil,double,yes,2,,2,1,1.0,2,1," in lines
+    assert "alice,double,yes,2,,2,1,1.0,2,1," in lines
+    assert "alice,clear,yes,0.5,,0.5,1,1.0,1,1," in lines
+    # the optimum over the power spent; no .par
+    assert "bob,double,yes,7,,2,1,0.29,4,1," in lines
+    assert "bob,clear,no,,,0.5,1,0.0,,," in lines  # a fault
+    assert "dan,double,no,,,2,0,0.0,,," in lines  # missing
     assert len(lines) == 1 + 6 * 2
 
 
@@ -195,7 +198,8 @@ def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
     assert set(bob) == {"score", "tests", "leaderboard", "visibility"}
     assert bob["score"] == 0.29
     assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
-                               "max_score": 1, "output": "solved with power 7; optimum 2",
+                               "max_score": 1,
+                               "output": "solved with power 7, 4 operations, 1 turn; optimum 2",
                                "visibility": "visible"}
     assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
         "not solved (1 attempt)"
@@ -229,7 +233,9 @@ def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) 
     assert set(results) == {"score", "tests", "leaderboard", "visibility"}
     assert results["score"] == 0.29
     assert results["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
-                                   "max_score": 1, "output": "solved with power 7; optimum 2",
+                                   "max_score": 1,
+                                   "output": "solved with power 7, 4 operations, 1 turn; "
+                                             "optimum 2",
                                    "visibility": "visible"}
     # what was wrong, where: the fault and its line
     assert results["tests"][1]["output"].startswith(

@@ -78,11 +78,12 @@ class Variant:
         return dict(sorted(self.config.sets.items()))
 
     def to_json(self) -> dict[str, Any]:
-        """The variant as the gradebook and `grade --json` show it: its `.set` values, its
-        goal, its optimum (power), the draws and whether it is the puzzle as written."""
+        """The variant as the gradebook and `grade --json` show it: the marked places'
+        values, its `.set` values, its goal, its optimum (power), the draws and whether it
+        is the puzzle as written."""
         from moonasm.isa import halves_number
 
-        return {"set": self.sets, "goal": self.config.goal,
+        return {"values": self.values, "set": self.sets, "goal": self.config.goal,
                 "optimum": halves_number(self.optimum), "draws": self.draws,
                 "as_written": not self.fitted}
 
