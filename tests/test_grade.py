@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_subprocess
 
 from moonasm.lang.check import check_source
 from moonasm.solve.grading import attempt, explain
@@ -312,3 +313,81 @@ def test_docs_show_the_autograder_as_it_is() -> None:
     docs = (GRADESCOPE.parent / "classroom.md").read_text()
     for name in ("setup.sh", "run_autograder"):
         assert (GRADESCOPE / name).read_text() in docs, name
+
+
+# -- variants (issue 29, spec §11.1) ---------------------------------------------------------
+
+ADDITION = ".hacker 1, addition\n.set A, 4\n.goal 6\n.vary A\n.par 2\n"  # INC A twice
+
+
+def _varied_class(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A puzzle with `.vary A`; ann answers with bob's variant's cheapest program, bob with
+    his own. What each student's variant is comes from the library, in this process."""
+    from moonasm.solve.variants import Memo, secret_of, variant
+
+    (tmp_path / "add.masm").write_text(ADDITION)
+    puzzle = check_source(ADDITION).program.config  # type: ignore[union-attr]
+    mine = {s: variant(puzzle, secret_of("sésame"), "cs101", "add", s, Memo())
+            for s in ("ann", "bob")}
+    assert mine["ann"].values != mine["bob"].values
+    from moonasm.solve import Problem, solve
+
+    bobs = solve(Problem.from_config(mine["bob"].config))
+    assert bobs is not None
+    for student in ("ann", "bob"):
+        (tmp_path / "answers" / student).mkdir(parents=True)
+        (tmp_path / "answers" / student / "add.masm").write_text(bobs.program() + "\n")
+    return tmp_path, mine
+
+
+def _grade(folder: Path, *extra: str) -> Any:
+    out = run_subprocess("grade", str(folder / "add.masm"), "--answers",
+                         str(folder / "answers"), *extra,
+                         env={"XDG_CACHE_HOME": str(folder / "cache")})
+    assert out.status == 0, out.err
+    return out
+
+
+def test_grade_seed_course_grades_each_student_against_their_own_variant(
+        tmp_path: Path) -> None:
+    folder, mine = _varied_class(tmp_path)
+    first = _grade(folder, "--seed", "sésame", "--course", "cs101", "--json").json
+    again = _grade(folder, "--seed", "sésame", "--course", "cs101", "--json").json
+    assert first == again  # a fresh process, the cache now warm: the same variants
+    results = {s["name"]: s["results"][0] for s in first["students"]}
+    for student in ("ann", "bob"):
+        assert results[student]["variant"] == mine[student].to_json()
+        assert results[student]["variant"]["optimum"] == 2 == first["puzzles"][0]["par"]
+    # the same program: bob's variant solved at the optimum, ann's not solved by it
+    assert (results["bob"]["status"], results["bob"]["power"], results["bob"]["turns"],
+            results["bob"]["over_optimum"]) == ("solved", 2, 1, 0)
+    assert results["ann"]["status"] == "not reached"
+    assert first["puzzles"][0]["vary"] == ["A"]
+    # without the secret every student gets the puzzle as written, whose answer bob's is not
+    plain = _grade(folder, "--json").json
+    assert [s["results"][0]["variant"] for s in plain["students"]] == [None, None]
+
+
+def test_grade_outputs_show_each_students_variant(tmp_path: Path) -> None:
+    folder, mine = _varied_class(tmp_path)
+    ann = " ".join(f"{k}={v}" for k, v in mine["ann"].values.items())
+    bob = " ".join(f"{k}={v}" for k, v in mine["bob"].values.items())
+    sheet = _grade(folder, "--seed", "sésame", "--course", "cs101", "--format", "csv").out
+    assert sheet.splitlines()[1:] == [f"ann,add,no,,2,2,1,0.0,,,{ann}",
+                                      f"bob,add,yes,2,2,2,1,1.0,2,1,{bob}"]
+    table = _grade(folder, "--seed", "sésame", "--course", "cs101").out
+    assert f"optimal (variant {bob})" in table and f"(variant {ann})" in table
+    scope = json.loads(_grade(folder, "--seed", "sésame", "--course", "cs101", "--format",
+                              "gradescope").out)
+    assert scope["students"][1]["results"]["tests"][0]["output"] == (
+        f"solved with power 2, 2 operations, 1 turn; par 2, optimum 2 (your variant: {bob})")
+
+
+def test_seed_and_course_go_together(tmp_path: Path) -> None:
+    folder, _ = _varied_class(tmp_path)
+    out = run_subprocess("grade", str(folder / "add.masm"), "--answers",
+                         str(folder / "answers"), "--seed", "x", "--json")
+    assert out.status == 2
+    assert out.json["diagnostics"][0]["message"] == (
+        "--seed and --course go together: the variants are drawn from the secret and the "
+        "course key")
