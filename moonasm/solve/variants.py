@@ -87,11 +87,6 @@ class Variant:
                 "optimum": halves_number(self.optimum), "draws": self.draws,
                 "as_written": not self.fitted}
 
-    def directives(self) -> str:
-        """The variant's `.set` and `.goal` lines, as a student reads their puzzle."""
-        lines = [f".set {where}, {value}" for where, value in self.sets.items()]
-        return "\n".join([*lines, f".goal {self.config.goal}"]) + "\n"
-
 
 @dataclass(frozen=True)
 class Fitting:
