@@ -142,11 +142,17 @@ def test_check_says_how_many_variants_fit(tmp_path: Path) -> None:
     assert "xor.masm:4:1: warning: only the puzzle as written has the puzzle's own optimum: " \
         "every student gets the puzzle as written (mark other values, or fewer)" in out.err
     assert "1 of 16 variants fit" in out.out
+    (tmp_path / "never.masm").write_text(".power 0.5\n.set A, 3\n.goal 6\n.vary A\n")
+    never = run_subprocess("check", str(tmp_path / "never.masm"), env=env)
+    assert never.status == 0 and "0 of 16 variants fit" in never.out
+    assert "never.masm:4:1: warning: the solver proves no optimum of the puzzle as written (no " \
+        "program reaches the goal, or none within its budget): every student gets it as " \
+        "written" in never.err
     as_json = run_subprocess("check", lesson, "--json", env=env)
     assert as_json.json["files"][0]["variants"] == {"fitting": 4, "of": 16,
                                                     "estimated": False}
     cache = json.loads((tmp_path / "cache" / "moonasm" / "variants.json").read_text())
-    assert len(cache) == 16 + 16  # each value of the two puzzles proved once, kept
+    assert len(cache) == 16 + 16 + 1  # each value proved once, kept (never.masm: its own)
 
 
 @pytest.mark.parametrize(("answer", "measures"), [

@@ -99,7 +99,7 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
                 program = None  # a par no program can meet makes the puzzle invalid
             fits = _fitting(program) if program is not None else None
             if fits is not None and fits.count <= 1 and not fits.estimated:
-                par.append(_no_variant(parsed, fits.count))
+                par.append(_no_variant(parsed, fits))
             found = find_warnings(result.program, silenced) if result.program is not None else []
             if "all" in silenced:
                 par = par_errors
@@ -163,16 +163,20 @@ def _fitting_text(fits: Fitting) -> str:
     return f"{about}{fits.count:,} of {fits.of:,} variants fit"
 
 
-def _no_variant(parsed: Parsed, fitting: int) -> Diagnostic:
+def _no_variant(parsed: Parsed, fits: Fitting) -> Diagnostic:
     """The warning of a `.vary` that gives every student the puzzle as written."""
     from moonasm.lang.nodes import Directive
 
     span = next(node.span for node in parsed.nodes
                 if isinstance(node, Directive) and node.name.lower() == ".vary")
-    why = "no variant has" if fitting == 0 else "only the puzzle as written has"
-    return Diagnostic("semantic", f"{why} the puzzle's own optimum: every student gets the "
-                      "puzzle as written (mark other values, or fewer)", span,
-                      severity="warning")
+    if fits.optimum is None:
+        message = ("the solver proves no optimum of the puzzle as written (no program reaches "
+                   "the goal, or none within its budget): every student gets it as written")
+    else:
+        why = "no variant has" if fits.count == 0 else "only the puzzle as written has"
+        message = (f"{why} the puzzle's own optimum: every student gets the puzzle as "
+                   "written (mark other values, or fewer)")
+    return Diagnostic("semantic", message, span, severity="warning")
 
 
 def _count(n: int, what: str) -> str:

@@ -92,11 +92,12 @@ class Variant:
 class Fitting:
     """How many of a puzzle's variants fit (their optimum is the puzzle's own) among `of`;
     `estimated` when counted from `SAMPLE` draws, the value space being too large to prove
-    whole."""
+    whole; `optimum`, the puzzle's own (None: not proved, and then none fits)."""
 
     count: int
     of: int
     estimated: bool
+    optimum: int | None
 
     def to_json(self) -> dict[str, Any]:
         return {"fitting": self.count, "of": self.of, "estimated": self.estimated}
@@ -208,7 +209,7 @@ def fitting(puzzle: Program | Config, prover: Prover | None = None) -> Fitting:
     total = space(config)
     own = prover.power(config)
     if own is None:
-        return Fitting(0, total, False)
+        return Fitting(0, total, False, None)
     marked = places(config)
     if total <= EXACT_UP_TO:
         size = 1 << config.bits
@@ -218,11 +219,11 @@ def fitting(puzzle: Program | Config, prover: Prover | None = None) -> Fitting:
             if "goal" in values and values["goal"] == values.get("A", config.sets.get("A", 0)):
                 continue
             count += prover.power(with_values(config, values)) == own
-        return Fitting(count, total, False)
+        return Fitting(count, total, False, own)
     stream = Stream(seed(b"fitting", "", "", ""))
     hits = sum(prover.power(with_values(config, draw(config, stream))) == own
                for _ in range(SAMPLE))
-    return Fitting(round(hits * total / SAMPLE), total, True)
+    return Fitting(round(hits * total / SAMPLE), total, True, own)
 
 
 def secret_of(text: str) -> bytes:
