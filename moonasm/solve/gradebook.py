@@ -6,17 +6,27 @@ A puzzle's score is 1 when it is solved at the proven optimum (the par when no o
 known), `optimum / power` when solved with more power (rounded to 2 places), 0 when not
 solved. Gradescope's leaderboard ranks by the total power spent on solved puzzles (less is
 better) beside the number solved.
+
+Each cell carries the three measures of spec §11.1 (power, operations, turns) of the
+student's best answer, and, when the puzzle varies (`.vary`), the student's variant: its
+optimum is the puzzle's own, so the scores compare, and `histograms` counts power above the
+optimum (0 = optimal) so that every variant shares one.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from moonasm.isa import halves_number
+from moonasm.solve.variants import Variant
+
+# A student's variant of each puzzle (None: the puzzle as written), by the student's name.
+Variants = Mapping[str, Sequence[Variant | None]]
 
 # A spreadsheet runs a cell that starts with one of these: a name is shown, never run.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -32,11 +42,14 @@ class PuzzleColumn:
 
 @dataclass(frozen=True)
 class Cell:
-    """A student's work on one puzzle: the best solved power (halves) and the attempts."""
+    """A student's work on one puzzle: the best solved power (halves) and the attempts, and
+    the operations and turns of that best answer (None where they are not known)."""
 
     reached: bool
     power: int | None
     attempts: int
+    operations: int | None = None
+    turns: int | None = None
 
 
 def score(cell: Cell | None, puzzle: PuzzleColumn) -> float:
@@ -58,8 +71,30 @@ def safe_cell(text: str) -> str:
     return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
+def _solved(c: Cell | None, measure: str) -> int | None:
+    """A measure of a solved cell (None when not solved)."""
+    return getattr(c, measure) if c is not None and c.reached else None
+
+
+def variant_of(variants: Variants | None, name: str, index: int) -> Variant | None:
+    """The student's variant of puzzle `index`, None when the puzzle is as written for all."""
+    mine = None if variants is None else variants.get(name)
+    found = None if mine is None else mine[index]
+    return found if found is not None and found.config.vary else None
+
+
+def variant_text(v: Variant | None) -> str:
+    """A variant's values in a cell: `A=6 goal=9` (empty: the puzzle as written)."""
+    if v is None or not v.fitted:
+        return ""
+    return " ".join(f"{where}={value}" for where, value in v.values.items())
+
+
 def as_json(course: str, puzzles: Sequence[PuzzleColumn],
-            rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> dict[str, Any]:
+            rows: Sequence[tuple[str, Sequence[Cell | None]]],
+            variants: Variants | None = None) -> dict[str, Any]:
+    """The gradebook as one object; each puzzle of a student with the three measures of the
+    best answer and the student's variant (`variant`: null for a puzzle as written)."""
     return {
         "course": course,
         "puzzles": [{"name": p.name, "title": p.title, "par": halves_number(p.par),
@@ -69,40 +104,61 @@ def as_json(course: str, puzzles: Sequence[PuzzleColumn],
             "solved": sum(1 for c in cells if c is not None and c.reached),
             "score": total(cells, puzzles),
             "puzzles": [{"name": p.name, "reached": bool(c and c.reached),
-                         "power": halves_number(c.power) if c and c.reached else None,
-                         "attempts": c.attempts if c else 0, "score": score(c, p)}
-                        for c, p in zip(cells, puzzles, strict=True)],
+                         "power": halves_number(_solved(c, "power")),
+                         "operations": _solved(c, "operations"), "turns": _solved(c, "turns"),
+                         "attempts": c.attempts if c else 0, "score": score(c, p),
+                         "variant": None if (v := variant_of(variants, name, i)) is None
+                         else v.to_json()}
+                        for i, (c, p) in enumerate(zip(cells, puzzles, strict=True))],
         } for name, cells in rows],
     }
 
 
 def as_csv(puzzles: Sequence[PuzzleColumn],
-           rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> str:
+           rows: Sequence[tuple[str, Sequence[Cell | None]]],
+           variants: Variants | None = None) -> str:
     """One row a student and a puzzle: student, puzzle, reached, power, par, optimum,
-    attempts, score."""
+    attempts, score, then (added after the first eight, which stay where they were) the best
+    answer's operations and turns and the student's variant (`A=6 goal=9`)."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", "puzzle", "reached", "power", "par", "optimum", "attempts",
-                     "score"])
+                     "score", "operations", "turns", "variant"])
 
     def number(halves: int | None) -> str:
         value = halves_number(halves)
         return "" if value is None else str(value)
 
+    def whole(n: int | None) -> str:
+        return "" if n is None else str(n)
+
     for name, cells in rows:
-        for c, p in zip(cells, puzzles, strict=True):
+        for i, (c, p) in enumerate(zip(cells, puzzles, strict=True)):
             reached = bool(c and c.reached)
             writer.writerow([safe_cell(name), safe_cell(p.name), "yes" if reached else "no",
                              number(c.power) if c and reached else "", number(p.par),
-                             number(p.optimum), c.attempts if c else 0, score(c, p)])
+                             number(p.optimum), c.attempts if c else 0, score(c, p),
+                             whole(_solved(c, "operations")), whole(_solved(c, "turns")),
+                             variant_text(variant_of(variants, name, i))])
     return out.getvalue()
 
 
+def _measures(c: Cell) -> str:
+    """`power 1.5, 3 operations, 2 turns` (the measures known)."""
+    parts = [f"power {halves_number(c.power)}"]
+    parts += [f"{n} {what}{'s' * (n != 1)}" for n, what in ((c.operations, "operation"),
+                                                             (c.turns, "turn"))
+              if n is not None]
+    return ", ".join(parts)
+
+
 def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
-                 notes: Sequence[str | None] | None = None) -> dict[str, Any]:
+                 notes: Sequence[str | None] | None = None,
+                 variants: Sequence[Variant | None] | None = None) -> dict[str, Any]:
     """One student's work as Gradescope's `results.json`: a test a puzzle, the leaderboard by
     total power. `notes`, a puzzle's each, say why an answer did not solve (`moonasm grade
-    --submission` has the answer's fault or diagnostic at hand)."""
+    --submission` has the answer's fault or diagnostic at hand); `variants`, the student's
+    own values of each puzzle, are said in its test's output."""
     tests = []
     for i, (c, p) in enumerate(zip(cells, puzzles, strict=True)):
         if c is None:
@@ -113,10 +169,12 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
             known = [f"{what} {halves_number(h)}" for what, h in (("par", p.par),
                                                                   ("optimum", p.optimum))
                      if h is not None]
-            output = f"solved with power {halves_number(c.power)}" + \
-                (f"; {', '.join(known)}" if known else "")
+            output = f"solved with {_measures(c)}" + (f"; {', '.join(known)}" if known else "")
         if notes is not None and notes[i] and not (c is not None and c.reached):
             output += f": {notes[i]}"
+        shown = variant_text(variants[i] if variants is not None else None)
+        if shown:
+            output += f" (your variant: {shown})"
         tests.append({"name": p.title, "number": p.name, "score": score(c, p),
                       "max_score": 1, "output": output, "visibility": "visible"})
     solved = [c for c in cells if c is not None and c.reached and c.power is not None]
@@ -133,8 +191,32 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
 
 
 def as_gradescope(course: str, puzzles: Sequence[PuzzleColumn],
-                  rows: Sequence[tuple[str, Sequence[Cell | None]]]) -> dict[str, Any]:
+                  rows: Sequence[tuple[str, Sequence[Cell | None]]],
+                  variants: Variants | None = None) -> dict[str, Any]:
     """The class as one object: each student's Gradescope `results.json` under `results`."""
     return {"course": course,
-            "students": [{"name": name, "results": results_json(puzzles, cells)}
+            "students": [{"name": name, "results": results_json(
+                puzzles, cells, variants=None if variants is None else variants.get(name))}
                          for name, cells in rows]}
+
+
+MEASURES = ("power_over", "operations", "turns")
+
+
+def histograms(puzzle: PuzzleColumn, cells: Sequence[Cell | None]) -> dict[str, Any]:
+    """The class's solved cells of one puzzle as the three histograms of spec §11.1 (no
+    names): `power_over` (power above the optimum, 0 = optimal, so that students with
+    different variants, each proved as hard as the puzzle, share one), `operations` and
+    `turns`, each `[{"value", "students"}]` in order; `best`, the class's least of each;
+    `solvers`. Without a proven optimum, power above the par; without either, power itself."""
+    solved = [c for c in cells if c is not None and c.reached]
+    base = puzzle.optimum if puzzle.optimum is not None else puzzle.par or 0
+    values: dict[str, list[int | float]] = {
+        "power_over": [over for c in solved if c.power is not None
+                       and (over := halves_number(c.power - base)) is not None],
+        "operations": [c.operations for c in solved if c.operations is not None],
+        "turns": [c.turns for c in solved if c.turns is not None]}
+    return {"solvers": len(solved),
+            **{m: [{"value": v, "students": n} for v, n in sorted(Counter(vs).items())]
+               for m, vs in values.items()},
+            "best": {m: min(vs) if vs else None for m, vs in values.items()}}
