@@ -22,14 +22,12 @@ from starlette.routing import Route
 from moonasm.server.guard import ApiError, JSONResponse, client_key, json_body
 from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, reads, site_of
+from moonasm.server.views.shared import MAX_STEPS, PLAYGROUND_FILE, RUN_SECONDS, shared
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
-MAX_STEPS = 100_000
 MAX_TRACE = 10_000
-RUN_SECONDS = 2.0
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
-PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
 # a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
 # which cannot hold one), not a Python loop over 64 KiB on the event loop
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -113,13 +111,6 @@ def share(site: Site, source: str) -> str:
         c.execute("INSERT INTO programs (id, source, created) VALUES (?, ?, ?)",
                   (ident, source, time.time()))
     return ident
-
-
-def shared(site: Site, ident: str) -> str:
-    row = site.db.one("SELECT source FROM programs WHERE id=?", (ident,))
-    if row is None:
-        raise ApiError(404, f"no shared program '{ident}'")
-    return str(row["source"])
 
 
 async def post_program(request: Request) -> Response:
