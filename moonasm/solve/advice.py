@@ -57,6 +57,12 @@ def hint(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
     solution = cheapest(m, goal, per_turn)
     if isinstance(solution, str):
         return solution
+    return next_step(m, goal, solution)
+
+
+def next_step(m: Machine, goal: int | None, solution: Solution) -> Lines:
+    """`hint`'s words for a solution found from `m` (the playground shows them beside the
+    whole solution, found once)."""
     first = solution.steps[0]
     if first.turn > 1:
         return [("class:note", "Nothing you can still afford in this turn helps: end it with "
