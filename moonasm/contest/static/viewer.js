@@ -276,7 +276,8 @@ function frameProgram() {
   const goals = table[2], disabled = table[5];
   const goal = seat ? goals[seat - 1] : (DATA.mode === "coop" ? goals[0] : null);
   const lines = [
-    `# ${oneLine(DATA.title)}, game ${game.id} (seed ${game.seed}), frame ${position + 1}, round ${round}` +
+    `# ${$("standings") ? oneLine(DATA.title) + ", " : ""}game ${game.id} (seed ${game.seed}), ` +
+      `frame ${position + 1}, round ${round}` +
       (seat ? `, ${oneLine(nameOf(seat))}'s turn` : ""),
     `# ${oneLine($("text").textContent)}`,
     `.bits ${DATA.bits}`, `.mode ${DATA.mode}`, `.players ${ram.length}`];
