@@ -84,6 +84,7 @@ def test_two_shared_programs_side_by_side_with_their_runs(inprocess, tmp_path: P
     assert _cells(text, "registers") == [" ".join(str(v) for v in r["registers"].values())
                                          for r in runs]
     assert f'href="/diff/{second}/{first}"' in text
+    assert "A bot runs so" not in text
 
 
 def test_a_fault_and_a_program_without_goal_are_compared_too(inprocess, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -145,6 +146,7 @@ def test_an_authors_versions_compared_and_no_one_elses(inprocess, tmp_path: Path
     runs = [_run_json(tmp_path, "v1.masm", BOT_V1), _run_json(tmp_path, "v2.masm", BOT_V2)]
     assert _cells(page.text, "steps") == [str(r["steps"]) for r in runs]
     assert _cells(page.text, "power") == [str(r["power"]["spent"]) for r in runs]
+    assert "A bot runs so as one turn of a game that dealt it no goal" in page.text
     # the author's bot page links each version to the one before
     assert f'href="{path}"' in author.get(f"/bots/{ids[1]}").text
     # another author, a visitor: as if there were no such bot; a bot of another author is no

@@ -134,7 +134,7 @@ async def diff_page(request: Request) -> Response:
                                                                              share=ident),
                  "source": shared(site, ident)} for ident in idents]
 
-    return await _compare(request, look, swap=request.app.url_path_for(
+    return await _compare(request, look, bots=False, swap=request.app.url_path_for(
         "diff", before=idents[1], after=idents[0]))
 
 
@@ -158,7 +158,7 @@ async def bot_diff_page(request: Request) -> Response:
                  "link": request.app.url_path_for("bot", bot=r["id"]),
                  "source": str(r["source"])} for r in rows]
 
-    return await _compare(request, look, swap=request.app.url_path_for(
+    return await _compare(request, look, bots=True, swap=request.app.url_path_for(
         "bot_diff", before=ids[1], after=ids[0]))
 
 
