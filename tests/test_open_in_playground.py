@@ -234,3 +234,14 @@ def test_hints_count_as_runs_against_the_rate(inprocess) -> None:  # type: ignor
     codes = [_hint(c, "INC A\n").status_code for _ in range(61)]
     assert codes[:60] == [200] * 60 and codes[60] == 429
     assert c.post("/api/run", json={"source": "INC A\n"}).status_code == 429
+
+
+def test_a_hint_the_solver_cannot_finish_in_time_says_so(inprocess) -> None:  # type: ignore[no-untyped-def]
+    import time
+
+    c = inprocess.client(address="hint-5")
+    began = time.monotonic()
+    got = _hint(c, ".bits 16\n.power 2\n.set A, 12345\n.goal 54321\n").json()
+    assert got["hint"] == "the solver could not finish in time from here"
+    assert got["solved"] is False
+    assert time.monotonic() - began < 4  # the solver's 2 s, not the REPL's 5

@@ -28,14 +28,16 @@ def problem_of(m: Machine, goal: int, per_turn: float) -> Problem:
                    power_left=int(m.power) if limited else None, free_left=m.free_uses)
 
 
-def cheapest(m: Machine, goal: int | None, per_turn: float) -> Solution | str:
-    """A cheapest way on from here, or why there is none to show."""
+def cheapest(m: Machine, goal: int | None, per_turn: float,
+             seconds: float = 5.0) -> Solution | str:
+    """A cheapest way on from here, or why there is none to show (the search given `seconds`:
+    the REPL waits 5 s, the playground's server, whose workers others wait for, less)."""
     from moonasm.solve import BudgetExceeded, solve
 
     if goal is None:
         return "there is no goal to reach: set one with .goal V first"
     try:
-        solution = solve(problem_of(m, goal, per_turn), seconds=5.0)
+        solution = solve(problem_of(m, goal, per_turn), seconds=seconds)
     except BudgetExceeded:
         return "the solver could not finish in time from here"
     if solution is None:

@@ -186,10 +186,10 @@ ROUTES = [
 def hint_of(source: str, file: str, max_steps: int, seconds: float) -> dict[str, object]:
     """A worker's task: `source` checked and run as `moonasm run` runs it (bounded by steps
     and `seconds`), then the solver asked from where the run ends, as the REPL's `:hint` asks
-    it (the acting player, the power left in the turn and a hacker's free uses count; the
-    solver's own budget bounds the search). The answer: `solve --json`'s keys, `hint` (the
-    REPL's words, or why there is none) and `next` (the first statement), or `diagnostics`
-    when the program does not check."""
+    it (the acting player, the power left in the turn and a hacker's free uses count), given
+    `seconds` too: a worker is held at most twice a run's time. The answer: `solve --json`'s
+    keys, `hint` (the REPL's words, or why there is none) and `next` (the first statement),
+    or `diagnostics` when the program does not check."""
     import signal
 
     from moonasm import isa
@@ -225,7 +225,7 @@ def hint_of(source: str, file: str, max_steps: int, seconds: float) -> dict[str,
     m = ran.machine
     power = result.program.config.power
     per_turn = float("inf") if power is None else power
-    solution = cheapest(m, m.goal, per_turn)
+    solution = cheapest(m, m.goal, per_turn, seconds)
     if isinstance(solution, str):
         return {**none, "hint": solution}
     words = "".join(text for _, text in next_step(m, m.goal, solution))
