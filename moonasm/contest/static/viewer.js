@@ -385,9 +385,11 @@ function startViewer() {
   $("prevturn").addEventListener("click", () => turn(-1));
   $("nextturn").addEventListener("click", () => turn(1));
   $("play").addEventListener("click", play);
-  $("to-playground").addEventListener("click", toPlayground);
-  $("frame-copy").addEventListener("click", copyProgram);
-  $("frame-close").addEventListener("click", () => $("frame-program").close());
+  if ($("to-playground")) {  // a final's report written by an older moonasm has no such button
+    $("to-playground").addEventListener("click", toPlayground);
+    $("frame-copy").addEventListener("click", copyProgram);
+    $("frame-close").addEventListener("click", () => $("frame-program").close());
+  }
   $("speed").addEventListener("change", () => { if (timer !== null) { pause(); play(); } });
   $("thinking").addEventListener("change", () => {
     const [k] = locate(position);
@@ -405,14 +407,14 @@ function startViewer() {
   document.addEventListener("keydown", (e) => {
     const tag = e.target.tagName;
     if (tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && e.target.type !== "range")) return;
-    if ($("frame-program").open) return;
+    if ($("frame-program") && $("frame-program").open) return;
     if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
       const direction = e.key === "ArrowRight" ? 1 : -1;
       if (e.shiftKey) turn(direction); else step(direction);
     } else if (e.key === " ") play();
     else if (e.key === "Home") show(0);
     else if (e.key === "End") show(total - 1);
-    else if (e.key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey) toPlayground();
+    else if (e.key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey && $("to-playground")) toPlayground();
     else return;
     e.preventDefault();
   });
