@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium, errors
+from browser import axe, chromium, errors, screenshot
 from conftest import EXAMPLES, run_subprocess
 
 from moonasm.server.views.playground import SOURCE_LIMIT
@@ -149,6 +149,8 @@ def test_the_dialog_copies_and_saves_the_program(reports, browser) -> None:  # t
     assert save.get_attribute("href").startswith("data:text/plain;charset=utf-8,%23%20MOON")
     browser.find_element(By.ID, "frame-copy").click()
     assert browser.find_element(By.ID, "frame-copied").text == "copied"
+    screenshot(browser, "report-frame-program")
+    assert axe(browser) == []
     button = browser.find_element(By.ID, "to-playground")
     assert button.text == "Open in playground" and "(O)" in button.get_attribute("title")
 
