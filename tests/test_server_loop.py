@@ -106,6 +106,10 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
     shared = visit("POST", "/api/programs", json={"source": "ROL A\n"}).json()["id"]
     visit("GET", f"/api/programs/{shared}")
     visit("GET", f"/p/{shared}")
+    visit("POST", "/api/hint", json={"source": ".goal 2\nINC A\n"})
+    visit("GET", f"/diff/{shared}/{shared}")
+    visit("GET", f"/diff?from={shared}&to={shared}", follow_redirects=False)
+    visit("GET", f"/diff/bots/{bots[0]}/{bots[1]}")
     challenge = visit("POST", "/api/challenges", headers=_bearer(alice),
                       json={"bot": bots[0], "opponents": [bots[1]], "games": 1}).json()
     visit("GET", f"/api/challenges/{challenge['challenge']}", headers=_bearer(alice))
@@ -135,6 +139,7 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
 
     assert not [k for k, v in statuses.items() if v >= 500], statuses
     assert statuses["GET /no/such/page"] == 404
+    assert statuses[f"GET /diff/{shared}/{shared}"] == 200
     assert statuses["POST /submit"] == 201
     assert statuses["GET /courses/lessons/grades"] == 200
     assert statuses[f"DELETE /api/bots/{bots[0]}"] == 204

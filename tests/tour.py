@@ -59,6 +59,11 @@ class Contest:
             Stop("game", f"/games/{ids['game']}", None, "game"),
             Stop("play", "/play", None, "play"),
             Stop("shared", f"/p/{ids['share']}", None, "shared"),
+            Stop("diff", f"/diff/{ids['share']}/{ids['share2']}", None, "diff"),
+            Stop("diff_form", f"/diff?from={ids['share2']}&to=/p/{ids['share']}", None,
+                 "diff-form"),
+            Stop("bot_diff", f"/diff/bots/{ids['versions'][0]}/{ids['versions'][1]}",
+                 "<b>eve</b>", "bot-diff"),
             Stop("courses", "/courses", "ana", "courses"),
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
@@ -86,6 +91,7 @@ def contest(directory: Path) -> Iterator[Contest]:
     server = Server(directory, jobs=2).start()
     try:
         ids: dict[str, Any] = {}
+        versions: dict[str, int] = {}
         for name, source in (("ada", (BOTS / "builder.masm").read_bytes()),
                              ("bo", (BOTS / "counter.masm").read_bytes()),
                              ("cy", bot_source("gamma", "hoarder")),
@@ -93,6 +99,7 @@ def contest(directory: Path) -> Iterator[Contest]:
             answer = submit(server, tokens[name], source)
             assert answer.status_code == 201, answer.text
             ids.setdefault("bot", answer.json()["bot"])
+            versions[name] = answer.json()["bot"]
         with server.client() as c:
             wait_for(lambda: len(c.get("/api/games?hill=main").json()["games"]) >= 6,
                      timeout=60)
@@ -100,6 +107,16 @@ def contest(directory: Path) -> Iterator[Contest]:
             shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
                                                              "MOV A, RAM1\nROL A\n"})
             ids["share"] = shared.json()["id"]
+            shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
+                                                             "MOV A, RAM1\nINC A\nINC A\n"
+                                                             "INC A\n"})
+            ids["share2"] = shared.json()["id"]
+        # a second version of a bot, once the games are played: its author compares the two
+        second = submit(server, tokens["<b>eve</b>"],
+                        bot_source("<script>x</script>", "builder").replace(
+                            "# builder: builds", "# builder, v2: builds") + "# v2's end\n")
+        assert second.status_code == 201, second.text
+        ids["versions"] = [versions["<b>eve</b>"], second.json()["bot"]]
         for name, answer_text in STUDENT_ANSWERS.items():
             with server.client(tokens[name]) as c:
                 graded = c.post("/api/courses/lessons/puzzles/05-rol/answers",

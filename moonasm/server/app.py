@@ -28,10 +28,10 @@ from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
 from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
-from moonasm.server.views import admin, auth, bots, courses, games, health, hills, playground
+from moonasm.server.views import admin, auth, bots, courses, diff, games, health, hills, playground
 
 VIEWER_FILES = ("viewer.js", "viewer.css")  # the report's, served from its folder
-AREAS = (hills, bots, games, auth, admin, playground, courses, health)
+AREAS = (hills, bots, games, auth, admin, playground, courses, health, diff)
 
 
 def build(directory: Path, where: execute.Where,
