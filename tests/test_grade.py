@@ -172,13 +172,15 @@ def test_format_csv_is_the_gradebook(classroom: Path) -> None:
                   "--answers", str(classroom / "answers"), "--format", "csv")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "student,puzzle,reached,power,par,optimum,attempts,score"
-    assert "'=evil,double,yes,2,,2,1,1.0" in lines
-    assert "alice,double,yes,2,,2,1,1.0" in lines
-    assert "alice,clear,yes,0.5,,0.5,1,1.0" in lines
-    assert "bob,double,yes,7,,2,1,0.29" in lines  # the optimum over the power spent; no .par
-    assert "bob,clear,no,,,0.5,1,0.0" in lines  # a fault
-    assert "dan,double,no,,,2,0,0.0" in lines  # missing
+    # grade has no receipt times and gives no hints: every answer on time, none used
+    assert lines[0] == "student,puzzle,reached,power,par,optimum,attempts,score,timing," \
+        "hints used"
+    assert "'=evil,double,yes,2,,2,1,1.0,on time,0" in lines
+    assert "alice,double,yes,2,,2,1,1.0,on time,0" in lines
+    assert "alice,clear,yes,0.5,,0.5,1,1.0,on time,0" in lines
+    assert "bob,double,yes,7,,2,1,0.29,on time,0" in lines  # the optimum over the power; no .par
+    assert "bob,clear,no,,,0.5,1,0.0,on time,0" in lines  # a fault
+    assert "dan,double,no,,,2,0,0.0,on time,0" in lines  # missing
     assert len(lines) == 1 + 6 * 2
 
 
@@ -196,7 +198,8 @@ def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
     assert bob["score"] == 0.29
     assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
                                "max_score": 1, "output": "solved with power 7; optimum 2",
-                               "visibility": "visible"}
+                               "visibility": "visible", "extra_data": {
+                                   "late": False, "too_late": False, "hints_used": 0}}
     assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
         "not solved (1 attempt)"
     assert bob["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},
@@ -230,7 +233,8 @@ def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) 
     assert results["score"] == 0.29
     assert results["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
                                    "max_score": 1, "output": "solved with power 7; optimum 2",
-                                   "visibility": "visible"}
+                                   "visibility": "visible", "extra_data": {
+                                       "late": False, "too_late": False, "hints_used": 0}}
     # what was wrong, where: the fault and its line
     assert results["tests"][1]["output"].startswith(
         "not solved (1 attempt): line 1: protection fault: RAM2 belongs to player 2")
