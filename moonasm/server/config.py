@@ -358,7 +358,7 @@ def _course(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigErro
             except ValueError as e:
                 raise wrong(key, str(e)) from None
         if "name" not in read:
-            raise wrong(None, "a [[courses.puzzle]] table needs the puzzle's name")
+            raise wrong("name", "a [[courses.puzzle]] table needs the puzzle's name")
         if read["name"] in [n for n, _ in overrides]:
             raise wrong("name", f"puzzle '{read['name']}' has two [[courses.puzzle]] tables")
         mine = dataclasses.replace(dates, **{k: read[k] for k in ("due", "late_due")
