@@ -279,3 +279,15 @@ def test_the_pages_show_the_due_dates_and_the_late_answers(school: dict[str, Any
     answers = teacher.get(f"/courses/lessons/students/{ana}/01-counting").text
     assert answers.count('<span class="late small">late</span>') == 1  # of two answers
     assert f'<span class="due small">due {due}' in answers
+
+
+def test_the_classrooms_example_of_hints_and_dates_is_a_valid_course() -> None:
+    """docs/classroom.md's contest.toml example, read as the server reads it."""
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "classroom.md").read_text()
+    example = next(block for block in re.findall(r"```toml\n(.*?)```", doc, re.S)
+                   if "hint_cost" in block)
+    course = parse("seed = 1\n" + example, "contest.toml").courses[0]
+    assert (course.hints, course.hint_cost, course.dates.late_factor) == (3, 0.1, 0.5)
+    assert course.dates_of("03-xor-swap").due == dt.datetime(2026, 12, 4, 22, 59,
+                                                              tzinfo=dt.UTC)
+    assert course.dates_of("03-xor-swap").late_due == course.dates.late_due
