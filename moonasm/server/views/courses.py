@@ -29,7 +29,6 @@ it again without counting it again: "hints used" is the hints a student was give
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import time
 from collections import Counter
@@ -224,38 +223,56 @@ def progress(site: Site, course: Course, student: int) -> dict[str, Cell]:
     return {puzzle: cell for (_, puzzle), cell in cells(site, course, student).items()}
 
 
+TIMINGS = ("on time", "late", "too late")  # in order: gradebook.timing's words
+NEVER = 1e18  # a date not set: no answer comes after it
+
+
 def cells(site: Site, course: Course, student: int | None = None) -> dict[tuple[int, str], Cell]:
     """(student, puzzle) → the best answer (its power and timing, by the score after its
-    puzzle's date rule), the attempts and the hints used, for one student or all."""
-    where = "course=?"
-    args: tuple[Any, ...] = (course.key,)
+    puzzle's date rule), the attempts and the hints used, for one student or all. The store
+    groups the answers by their timing (each puzzle's dates given to the query), so only the
+    least power of each timing, at most three a cell, is compared here."""
+    dates = [(p.slug, course.dates_of(p.slug)) for p in course.lessons]
+    optimum_of = {c.name: c for c in columns_of(site, course)}
+    table = ", ".join("(?, ?, ?)" for _ in dates)
+    args: list[Any] = [value for name, d in dates for value in (
+        name, d.due.timestamp() if d.due else NEVER,
+        d.late_due.timestamp() if d.late_due else NEVER)]
+    args.append(course.key)
+    mine = ""
     if student is not None:
-        where, args = where + " AND student=?", (course.key, student)
-    answers = site.db.all(f"SELECT student, puzzle, reached, power, submitted FROM answers "
-                          f"WHERE {where} ORDER BY id", args)
+        mine = " AND a.student=?"
+        args.append(student)
+    rows = site.db.all(
+        f"WITH d(puzzle, due, late_due) AS (VALUES {table}) "
+        "SELECT a.student, a.puzzle, CASE WHEN a.submitted > d.late_due THEN 2 "
+        "WHEN a.submitted > d.due THEN 1 ELSE 0 END AS timing, COUNT(*) AS attempts, "
+        "MIN(CASE WHEN a.reached=1 THEN a.power END) AS best, MAX(a.reached) AS reached "
+        f"FROM answers a JOIN d ON d.puzzle = a.puzzle WHERE a.course=?{mine} "
+        "GROUP BY a.student, a.puzzle, timing ORDER BY timing", tuple(args)) if dates else []
     hinted = {(r["student"], r["puzzle"]): r["n"] for r in site.db.all(
-        f"SELECT student, puzzle, COUNT(*) AS n FROM hints WHERE {where} "
-        "GROUP BY student, puzzle", args)}
-    columns = {c.name: c for c in columns_of(site, course)}
-    best: dict[tuple[int, str], tuple[tuple[float, bool, float], Cell]] = {}
+        "SELECT student, puzzle, COUNT(*) AS n FROM hints WHERE course=?"
+        + (" AND student=?" if student is not None else "") + " GROUP BY student, puzzle",
+        (course.key,) if student is None else (course.key, student))}
+    by_name = dict(dates)
+    best: dict[tuple[int, str], tuple[tuple[float, bool, float], bool, int | None, str]] = {}
     attempts: Counter[tuple[int, str]] = Counter()
-    for r in answers:
+    for r in rows:
         key = (r["student"], r["puzzle"])
-        if r["puzzle"] not in columns:  # a puzzle no longer in the course
-            continue
-        attempts[key] += 1
-        dates = course.dates_of(r["puzzle"])
-        when = dates.timing(r["submitted"]) if r["reached"] else "on time"
-        power = None if r["power"] is None or not r["reached"] else int(r["power"])
-        cell = Cell(bool(r["reached"]), power, 0, late=when == "late",
-                    too_late=when == "too late", kept=dates.kept(when),
-                    hints_used=hinted.get(key, 0), hint_cost=course.hint_cost)
-        rank = (score(cell, columns[r["puzzle"]]), cell.reached,
-                -power if power is not None else 0.0)
-        if key not in best or rank > best[key][0]:  # ties: the earlier answer stays
-            best[key] = (rank, cell)
-    return {key: dataclasses.replace(cell, attempts=attempts[key])
-            for key, (_, cell) in best.items()}
+        attempts[key] += r["attempts"]
+        reached = bool(r["reached"])
+        when = TIMINGS[r["timing"]] if reached else "on time"
+        power = None if r["best"] is None else int(r["best"])
+        # the score after the date rule, before the hints' cost (the same for every timing)
+        kept = by_name[r["puzzle"]].kept(when) * score(Cell(reached, power, 0),
+                                                       optimum_of[r["puzzle"]])
+        rank = (kept, reached, -power if power is not None else 0.0)
+        if key not in best or rank > best[key][0]:  # ties: the earlier timing stays
+            best[key] = (rank, reached, power, when)
+    return {key: Cell(reached, power, attempts[key], late=when == "late",
+                      too_late=when == "too late", kept=by_name[key[1]].kept(when),
+                      hints_used=hinted.get(key, 0), hint_cost=course.hint_cost)
+            for key, (_, reached, power, when) in best.items()}
 
 
 def histogram(site: Site, course: Course, lesson: Lesson, yours: int | None,
@@ -743,7 +760,7 @@ async def get_courses(request: Request) -> Response:
 
 
 async def get_course(request: Request) -> Response:
-    """A course's puzzles: name, title, what each teaches, goal, par."""
+    """A course's puzzles: name, title, what each teaches, goal, par, due dates; its hints."""
     site = site_of(request)
     return JSONResponse(course_json(course_of(site, request.path_params["key"])))
 
