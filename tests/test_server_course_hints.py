@@ -259,3 +259,46 @@ def test_hints_are_rate_limited(school: dict[str, Any]) -> None:
     answers = [ask(contest, school["ben"], puzzle="05-rol") for _ in range(61)]
     assert answers[0].status_code == 200 and answers[-1].status_code == 429
     assert answers[-1].json()["error"].startswith("at most 60 of these in 3600 seconds")
+
+
+def test_the_hint_button_shows_the_hint_in_the_browser(tmp_path: Path) -> None:
+    """A student's Hint button in a real browser at 400 px: disabled with its reason before
+    the attempts, then the server's hint, word for word, after one click."""
+    from browser import axe, chromium, errors, screenshot
+    from selenium.webdriver.common.by import By
+    from server_helpers import Server, add, init, wait_for
+
+    from moonasm.solve.puzzles import lessons
+
+    directory = tmp_path / "contest"
+    init(directory)
+    with_courses(directory, COURSES.replace("hints = 2", "hints = 1"))
+    token = add(directory, "ana", "student")
+    server = Server(directory).start()
+    try:
+        with server.client(token) as c:
+            wrong = c.post(ANSWER.format(course="lessons", puzzle="05-rol"), content=b"INC A")
+            assert wrong.json()["reached"] is False
+        rol = next(p for p in lessons() if p.slug == "05-rol")
+        with chromium(400, 900) as driver:
+            driver.get(server.url + "/signin?next=/courses/lessons")
+            driver.find_element(By.NAME, "token").send_keys(token)
+            driver.find_element(By.CSS_SELECTOR, "main form button[type=submit]").click()
+            wait_for(lambda: "/signin" not in driver.current_url)
+            driver.find_element(By.LINK_TEXT, "your answers, puzzle by puzzle").click()
+            driver.find_element(By.LINK_TEXT, "ROL: twice as much").click()
+            button = driver.find_element(By.ID, "hint")
+            assert button.is_enabled() and button.accessible_name == "Hint"
+            button.click()
+            out = driver.find_element(By.ID, "hint-text")
+            wait_for(lambda: out.text.startswith("Try"))
+            assert out.text == f"{repl_hint(rol.config)} (hints used on this puzzle: 1)"
+            assert driver.execute_script(
+                "return document.documentElement.scrollWidth <= window.innerWidth")
+            screenshot(driver, "course-hint-400")
+            assert errors(driver) == [] and axe(driver) == []
+        with server.client(token) as c:
+            assert c.post(HINT.format(course="lessons", puzzle="05-rol")).json() == {
+                "hint": repl_hint(rol.config), "hints_used": 1}
+    finally:
+        server.stop()

@@ -360,11 +360,11 @@ async def give_hint(site: Site, course: Course, lesson: Lesson,
     `hints` unsolved attempts: 403 when the course gives none, 409 before then."""
     if not course.hints:
         raise ApiError(403, f"course '{course.key}' gives no hints")
+    site.rates.hit("answer", f"hint:person:{student.id}")  # the answers' limit, apart
     state = await site.db.execute_fn(hint_state, site, course, lesson, student.id)
     if state["more"]:
         raise ApiError(409, f"a hint comes after {count(course.hints, 'unsolved attempt')} "
                             f"at this puzzle: {state['more']} more")
-    site.rates.hit("answer", f"hint:person:{student.id}")
     text = HINTS.get(lesson.source)
     if text is None:
         text = HINTS[lesson.source] = await site.runs.call(start_hint, lesson.config)
