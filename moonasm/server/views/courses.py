@@ -14,14 +14,14 @@ teacher's, and that student's own). Hints (a course's `hints = N`): `POST
 page's button, with its CSRF token).
 
 Where the contract is silent: a student answers in their own course only; the best answer is
-the solved one with the least power (then the fewest operations, then the earliest); the
-histogram bins the students' best powers, one bar a power spent, and appears once at least
-`HISTOGRAM_MIN` students solved the puzzle; a student's progress counts a puzzle "at the
-optimum" when it scores 1, and its score is the gradebook's (`gradebook.total`).
+the one of the highest score after its puzzle's date rule (then the least power; among equals
+the earlier: on time before late); the histogram bins the students' best powers, one bar a
+power spent, and appears once at least `HISTOGRAM_MIN` students solved the puzzle; a
+student's progress counts a puzzle "at the optimum" when it scores 1, and its score is the
+gradebook's (`gradebook.total`).
 
-Dates and hints (spec §11.1): an answer's time is when the server received it (`submitted`);
-the best answer is the one of the highest score after its date rule (then the least power,
-then the earliest), so an on-time answer can count over a better late one. A hint is the
+Dates and hints (spec §11.1): an answer's time is when the server received it (`submitted`),
+and an on-time answer can count over a better late one (the best above). A hint is the
 solver's next step from the puzzle's start — the same words each time, so asking again gives
 it again without counting it again: "hints used" is the hints a student was given on a puzzle
 (0 or 1), and a course's `hint_cost` is taken off that puzzle's score for each.
@@ -56,12 +56,13 @@ from moonasm.solve.gradebook import (
     as_gradescope,
     as_json,
     score,
-    timing,
     total,
 )
 from moonasm.solve.puzzles import Lesson
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from moonasm.lang.check import Config
 
 ANSWER_LIMIT = 64 * 1024
@@ -136,7 +137,7 @@ def dates_json(dates: Dates) -> dict[str, str | None]:
     return {"due": moment(dates.due), "late_due": moment(dates.late_due)}
 
 
-def moment(when: Any) -> str | None:
+def moment(when: datetime | None) -> str | None:
     """A due date as the site writes times (`shapes.iso`: UTC, RFC 3339)."""
     return None if when is None else iso(when.timestamp())
 
@@ -334,14 +335,14 @@ def start_hint(puzzle: Config) -> str:
 
 
 def hint_state(site: Site, course: Course, lesson: Lesson, student: int) -> dict[str, int]:
-    """What the hint button needs: the student's unsolved attempts, the hints they were
-    given on the puzzle, and how many attempts more before one (0: ask now)."""
+    """What the hint button needs: the hints the student was given on the puzzle, and how
+    many unsolved attempts more before one (0: ask now)."""
     row = site.db.one("SELECT COUNT(*) AS n FROM answers WHERE course=? AND puzzle=? AND "
                       "student=? AND reached=0", (course.key, lesson.slug, student))
     unsolved = row["n"] if row is not None else 0
     used = site.db.one("SELECT COUNT(*) AS n FROM hints WHERE course=? AND puzzle=? AND "
                        "student=?", (course.key, lesson.slug, student))
-    return {"unsolved": unsolved, "hints_used": used["n"] if used is not None else 0,
+    return {"hints_used": used["n"] if used is not None else 0,
             "more": max(0, course.hints - unsolved)}
 
 
@@ -502,8 +503,7 @@ def course_page(site: Site, request: Request) -> Response:
     columns = columns_of(site, course)
     rows = [{"lesson": p, "goal": goal_text(p), "par": halves_number(p.par),
              "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), column) == 1.0,
-             "timing": timing(mine.get(p.slug)), "due": column.due,
-             "late_due": column.late_due}
+             "due": column.due, "late_due": column.late_due}
             for p, column in zip(course.lessons, columns, strict=True)]
     line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons])) \
         if student else None
@@ -639,7 +639,7 @@ def student_page(site: Site, request: Request) -> Response:
         "GROUP BY puzzle", (course.key, ident))}
     rows = [{"lesson": p, "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), c) == 1.0,
              "par": halves_number(p.par), "last": iso(last.get(p.slug)),
-             "timing": timing(mine.get(p.slug)), "due": c.due, "late_due": c.late_due}
+             "due": c.due, "late_due": c.late_due}
             for p, c in zip(course.lessons, columns, strict=True)]
     line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons]))
     return site.page(request, "student.html", course=course, student_id=ident,
@@ -654,13 +654,14 @@ def student_answers_page(site: Site, request: Request) -> Response:
     ident, name = seen_student(site, request, course)
     lesson = lesson_of(course, request.path_params["name"])
     me = guard.visitor(request, site.db)
-    hints = hint_state(site, course, lesson, ident) if course.hints else None
+    asker = me is not None and me.id == ident  # the student: the teacher asks no hints
+    hints = hint_state(site, course, lesson, ident) if course.hints and asker else None
     return site.page(request, "answers.html", course=course, student_id=ident,
                      student_name=name, lesson=lesson, goal=goal_text(lesson),
                      par=halves_number(lesson.par),
                      answers=answers_of(site, course, ident, lesson.slug),
                      dates=dates_json(course.dates_of(lesson.slug)), hints=hints,
-                     hint_rule=hint_rule(course), asker=me is not None and me.id == ident)
+                     hint_rule=hint_rule(course), asker=asker)
 
 
 def text_width(text: str) -> float:
