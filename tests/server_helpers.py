@@ -229,6 +229,7 @@ def to_v1(path: Path) -> None:
         db.execute("DROP INDEX people_name")
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_name ON people (role, name) "
                    "WHERE revoked = 0")
+        db.execute("DROP TABLE IF EXISTS hints")  # schema 3's
         db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     finally:
         db.close()

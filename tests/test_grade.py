@@ -173,16 +173,17 @@ def test_format_csv_is_the_gradebook(classroom: Path) -> None:
                   "--answers", str(classroom / "answers"), "--format", "csv")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    # the first eight columns as before, then the three measures' other two and the variant
+    # the first eight columns as before, then the three measures' other two, the variant, and
+    # (grade has no receipt times and gives no hints) every answer on time, none used
     assert lines[0] == ("student,puzzle,reached,power,par,optimum,attempts,score,operations,"
-                        "turns,variant")
-    assert "'=evil,double,yes,2,,2,1,1.0,2,1," in lines
-    assert "alice,double,yes,2,,2,1,1.0,2,1," in lines
-    assert "alice,clear,yes,0.5,,0.5,1,1.0,1,1," in lines
+                        "turns,variant,timing,hints used")
+    assert "'=evil,double,yes,2,,2,1,1.0,2,1,,on time,0" in lines
+    assert "alice,double,yes,2,,2,1,1.0,2,1,,on time,0" in lines
+    assert "alice,clear,yes,0.5,,0.5,1,1.0,1,1,,on time,0" in lines
     # the optimum over the power spent; no .par
-    assert "bob,double,yes,7,,2,1,0.29,4,1," in lines
-    assert "bob,clear,no,,,0.5,1,0.0,,," in lines  # a fault
-    assert "dan,double,no,,,2,0,0.0,,," in lines  # missing
+    assert "bob,double,yes,7,,2,1,0.29,4,1,,on time,0" in lines
+    assert "bob,clear,no,,,0.5,1,0.0,,,,on time,0" in lines  # a fault
+    assert "dan,double,no,,,2,0,0.0,,,,on time,0" in lines  # missing
     assert len(lines) == 1 + 6 * 2
 
 
@@ -201,7 +202,8 @@ def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
     assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
                                "max_score": 1,
                                "output": "solved with power 7, 4 operations, 1 turn; optimum 2",
-                               "visibility": "visible"}
+                               "visibility": "visible", "extra_data": {
+                                   "late": False, "too_late": False, "hints_used": 0}}
     assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
         "not solved (1 attempt)"
     assert bob["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},
@@ -237,7 +239,8 @@ def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) 
                                    "max_score": 1,
                                    "output": "solved with power 7, 4 operations, 1 turn; "
                                              "optimum 2",
-                                   "visibility": "visible"}
+                                   "visibility": "visible", "extra_data": {
+                                       "late": False, "too_late": False, "hints_used": 0}}
     # what was wrong, where: the fault and its line
     assert results["tests"][1]["output"].startswith(
         "not solved (1 attempt): line 1: protection fault: RAM2 belongs to player 2")
@@ -373,8 +376,8 @@ def test_grade_outputs_show_each_students_variant(tmp_path: Path) -> None:
     ann = " ".join(f"{k}={v}" for k, v in mine["ann"].values.items())
     bob = " ".join(f"{k}={v}" for k, v in mine["bob"].values.items())
     sheet = _grade(folder, "--seed", "sésame", "--course", "cs101", "--format", "csv").out
-    assert sheet.splitlines()[1:] == [f"ann,add,no,,2,2,1,0.0,,,{ann}",
-                                      f"bob,add,yes,2,2,2,1,1.0,2,1,{bob}"]
+    assert sheet.splitlines()[1:] == [f"ann,add,no,,2,2,1,0.0,,,{ann},on time,0",
+                                      f"bob,add,yes,2,2,2,1,1.0,2,1,{bob},on time,0"]
     table = _grade(folder, "--seed", "sésame", "--course", "cs101").out
     assert f"optimal (variant {bob})" in table and f"(variant {ann})" in table
     scope = json.loads(_grade(folder, "--seed", "sésame", "--course", "cs101", "--format",

@@ -22,6 +22,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from server_helpers import BOTS, Server, add, bot_source, init, submit, wait_for  # noqa: E402
 
 WIDTHS = (1280, 400)
+# The course's hints and dates, shown on its pages: 05-rol's answers, sent after its own due
+# date, are late (its late due is years away); the others are due later.
+COURSE_SETTINGS = """hints = 1
+hint_cost = 0.1
+due = 2030-06-01T12:00:00+02:00
+late_due = 2030-06-08T12:00:00+02:00
+
+[[courses.puzzle]]
+name = "05-rol"
+due = 2026-01-01T00:00:00Z
+late_due = 2030-01-01T00:00:00Z
+"""
 STUDENT_ANSWERS = {"ana": "ROL A\n", "ben": "ROL A\n", "cleo": "INC A\n" * 3,
                    "dev": "ROL A\n", "eli": "INC A\nINC A\nINC A\n"}
 
@@ -74,6 +86,8 @@ class Contest:
                  "admin", "student-answers"),
             Stop("student", f"/courses/lessons/students/{ids['student']}", "ana",
                  "student-own"),
+            Stop("student_answers", f"/courses/lessons/students/{ids['student']}/05-rol",
+                 "ana", "student-answers-own"),
             Stop("admin", "/admin", "admin", "admin"),
         ]
 
@@ -83,6 +97,8 @@ def contest(directory: Path) -> Iterator[Contest]:
     """The tour's contest, served (a real `moonasm serve`), its games played and its final
     finished before the tour begins."""
     admin = init(directory, games=6, min_games=2)
+    settings = directory / "contest.toml"
+    settings.write_text(settings.read_text() + COURSE_SETTINGS)  # its course is the last table
     tokens = {"admin": admin}
     for name in ("ada", "bo", "cy", "<b>eve</b>"):
         tokens[name] = add(directory, name)

@@ -11,6 +11,11 @@ Each cell carries the three measures of spec §11.1 (power, operations, turns) o
 student's best answer, and, when the puzzle varies (`.vary`), the student's variant: its
 optimum is the puzzle's own, so the scores compare, and `histograms` counts power above the
 optimum (0 = optimal) so that every variant shares one.
+
+A course's dates and hints (spec §11.1) then lower that score: a late answer's is multiplied
+by the course's `late_factor`, a too-late answer's is 0, and each hint used takes the course's
+`hint_cost` off it (never below 0). `moonasm grade` has no receipt times and gives no hints:
+its cells are on time, with none used.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ class PuzzleColumn:
     title: str
     par: int | None  # halves
     optimum: int | None  # halves, proven by the solver; None when unknown
+    due: str | None = None  # RFC 3339: answers received later are late
+    late_due: str | None = None  # RFC 3339: answers received later score 0
 
 
 @dataclass(frozen=True)
@@ -50,6 +57,11 @@ class Cell:
     attempts: int
     operations: int | None = None
     turns: int | None = None
+    late: bool = False  # the best answer came after the puzzle's due date
+    too_late: bool = False  # ... after its late due date: it scores 0
+    kept: float = 1.0  # what the dates leave of the best answer's score: 1, late_factor, 0
+    hints_used: int = 0
+    hint_cost: float = 0.0  # taken off the score for each hint used
 
 
 def score(cell: Cell | None, puzzle: PuzzleColumn) -> float:
@@ -57,8 +69,23 @@ def score(cell: Cell | None, puzzle: PuzzleColumn) -> float:
         return 0.0
     best = puzzle.optimum if puzzle.optimum is not None else puzzle.par
     if best is None or cell.power <= best:
-        return 1.0
-    return round(best / cell.power, 2)
+        return reduced(cell, 1.0)
+    return reduced(cell, round(best / cell.power, 2))
+
+
+def reduced(cell: Cell, whole: float) -> float:
+    """A solved cell's score `whole` after its dates and hints: times what the dates kept,
+    less `hint_cost` a hint used, never below 0, to 2 places."""
+    if cell.kept == 1.0 and not (cell.hints_used and cell.hint_cost):
+        return whole
+    return round(max(0.0, whole * cell.kept - cell.hints_used * cell.hint_cost), 2)
+
+
+def timing(c: Cell | None) -> str:
+    """The best answer's time against the dates: `on time`, `late` or `too late`."""
+    if c is not None and c.too_late:
+        return "too late"
+    return "late" if c is not None and c.late else "on time"
 
 
 def total(cells: Sequence[Cell | None], puzzles: Sequence[PuzzleColumn]) -> float:
@@ -98,7 +125,8 @@ def as_json(course: str, puzzles: Sequence[PuzzleColumn],
     return {
         "course": course,
         "puzzles": [{"name": p.name, "title": p.title, "par": halves_number(p.par),
-                     "optimum": halves_number(p.optimum)} for p in puzzles],
+                     "optimum": halves_number(p.optimum), "due": p.due,
+                     "late_due": p.late_due} for p in puzzles],
         "students": [{
             "name": name,
             "solved": sum(1 for c in cells if c is not None and c.reached),
@@ -107,6 +135,8 @@ def as_json(course: str, puzzles: Sequence[PuzzleColumn],
                          "power": halves_number(_solved(c, "power")),
                          "operations": _solved(c, "operations"), "turns": _solved(c, "turns"),
                          "attempts": c.attempts if c else 0, "score": score(c, p),
+                         "late": bool(c and c.late), "too_late": bool(c and c.too_late),
+                         "hints_used": c.hints_used if c else 0,
                          "variant": None if (v := variant_of(variants, name, i)) is None
                          else v.to_json()}
                         for i, (c, p) in enumerate(zip(cells, puzzles, strict=True))],
@@ -119,11 +149,12 @@ def as_csv(puzzles: Sequence[PuzzleColumn],
            variants: Variants | None = None) -> str:
     """One row a student and a puzzle: student, puzzle, reached, power, par, optimum,
     attempts, score, then (added after the first eight, which stay where they were) the best
-    answer's operations and turns and the student's variant (`A=6 goal=9`)."""
+    answer's operations and turns, the student's variant (`A=6 goal=9`), the answer's timing
+    (`on time`, `late`, `too late`) and the hints used."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["student", "puzzle", "reached", "power", "par", "optimum", "attempts",
-                     "score", "operations", "turns", "variant"])
+                     "score", "operations", "turns", "variant", "timing", "hints used"])
 
     def number(halves: int | None) -> str:
         value = halves_number(halves)
@@ -139,7 +170,8 @@ def as_csv(puzzles: Sequence[PuzzleColumn],
                              number(c.power) if c and reached else "", number(p.par),
                              number(p.optimum), c.attempts if c else 0, score(c, p),
                              whole(_solved(c, "operations")), whole(_solved(c, "turns")),
-                             variant_text(variant_of(variants, name, i))])
+                             variant_text(variant_of(variants, name, i)),
+                             timing(c), c.hints_used if c else 0])
     return out.getvalue()
 
 
@@ -156,7 +188,10 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
                  notes: Sequence[str | None] | None = None,
                  variants: Sequence[Variant | None] | None = None) -> dict[str, Any]:
     """One student's work as Gradescope's `results.json`: a test a puzzle, the leaderboard by
-    total power. `notes`, a puzzle's each, say why an answer did not solve (`moonasm grade
+    total power. A test's `score` is already lowered by the dates and hints, its `output`
+    says why, and its `extra_data` (where Gradescope keeps a test's own data) holds `late`
+    (the best answer came after the due date, or the late due date), `too_late` and
+    `hints_used`. `notes`, a puzzle's each, say why an answer did not solve (`moonasm grade
     --submission` has the answer's fault or diagnostic at hand); `variants`, the student's
     own values of each puzzle, are said in its test's output."""
     tests = []
@@ -175,8 +210,12 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
         shown = variant_text(variants[i] if variants is not None else None)
         if shown:
             output += f" (your variant: {shown})"
+        output += reductions(c)
         tests.append({"name": p.title, "number": p.name, "score": score(c, p),
-                      "max_score": 1, "output": output, "visibility": "visible"})
+                      "max_score": 1, "output": output, "visibility": "visible",
+                      "extra_data": {"late": bool(c and c.reached and (c.late or c.too_late)),
+                                     "too_late": bool(c and c.reached and c.too_late),
+                                     "hints_used": c.hints_used if c else 0}})
     solved = [c for c in cells if c is not None and c.reached and c.power is not None]
     spent = sum(c.power for c in solved if c.power is not None)
     return {
@@ -188,6 +227,21 @@ def results_json(puzzles: Sequence[PuzzleColumn], cells: Sequence[Cell | None],
         ],
         "visibility": "visible",
     }
+
+
+def reductions(c: Cell | None) -> str:
+    """What lowered a solved cell's score, as a test's output says it (empty: nothing)."""
+    if c is None or not c.reached:
+        return ""
+    said = []
+    if c.too_late:
+        said.append("received after the late due date: it scores 0")
+    elif c.late:
+        said.append(f"received after the due date: its score times {c.kept:g}")
+    if c.hints_used and c.hint_cost:
+        said.append(f"{c.hints_used} hint{'s' * (c.hints_used != 1)} used: "
+                    f"{c.hints_used * c.hint_cost:g} taken off")
+    return "".join(f"; {s}" for s in said)
 
 
 def as_gradescope(course: str, puzzles: Sequence[PuzzleColumn],
