@@ -221,11 +221,13 @@ def schema_of(path: Path) -> list[tuple[str, str, str]]:
 
 def to_v1(path: Path) -> None:
     """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
-    tables; names unique only within a role among people not revoked), rows kept."""
+    tables but schema 3's test games; names unique only within a role among people not
+    revoked), rows kept."""
     import sqlite3
 
     db = sqlite3.connect(path, isolation_level=None)
     try:
+        db.execute("DROP TABLE test_games")
         db.execute("DROP INDEX people_name")
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_name ON people (role, name) "
                    "WHERE revoked = 0")

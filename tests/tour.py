@@ -59,6 +59,8 @@ class Contest:
             Stop("game", f"/games/{ids['game']}", None, "game"),
             Stop("play", "/play", None, "play"),
             Stop("shared", f"/p/{ids['share']}", None, "shared"),
+            Stop("play", "/play", "ada", "play-author"),
+            Stop("test_game", f"/test-games/{ids['test']}", None, "test-game"),
             Stop("courses", "/courses", "ana", "courses"),
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
@@ -100,6 +102,11 @@ def contest(directory: Path) -> Iterator[Contest]:
             shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
                                                              "MOV A, RAM1\nROL A\n"})
             ids["share"] = shared.json()["id"]
+            tested = c.post("/api/test-games", json={
+                "source": bot_source("<i>mine</i>", "counter"), "opponents": ["builder"],
+                "games": 2})
+            assert tested.status_code == 200, tested.text
+            ids["test"] = tested.json()["test"]
         for name, answer_text in STUDENT_ANSWERS.items():
             with server.client(tokens[name]) as c:
                 graded = c.post("/api/courses/lessons/puzzles/05-rol/answers",
