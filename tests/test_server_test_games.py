@@ -278,3 +278,22 @@ def test_test_games_are_kept_24_hours_and_never_listed(site: InProcess,
         assert db.execute("SELECT COUNT(*) FROM test_games").fetchone() == (0,)
     finally:
         db.close()
+
+
+def test_games_stopped_by_the_time_limit_are_the_first_games_of_the_match() -> None:
+    """A game's seed does not depend on how many games are played: the games played before
+    the time limit are the first K of the full match, and its summary `match --games K`'s."""
+    from moonasm.contest.testgames import play_test
+    from moonasm.game.options import GameOptions, to_json
+
+    files = [("playground.masm", (BOTS / "counter.masm").read_text()),
+             *((f"{name}.masm", (BOTS / f"{name}.masm").read_text())
+               for name in ("builder", "hoarder", "counter"))]
+    options = to_json(GameOptions(mode="versus"), 4)
+    whole = play_test(options, 4, files, 20, 11, 60.0)
+    cut = play_test(options, 4, files, 20, 11, 0.005)  # 20 games take about 40 ms
+    played = len(cut["records"])
+    assert played < 20
+    assert cut["records"] == whole["records"][:played]
+    if played:
+        assert cut["summary"] == play_test(options, 4, files, played, 11, 60.0)["summary"]

@@ -146,6 +146,7 @@
       summary.append(tr);
     }
     $("tg-first").href = `${data.viewer}?game=1`;
+    $("tg-first").parentElement.hidden = !data.games.length;  // stopped before a game ended
     $("tg-kept").textContent = `(kept until ${data.expires.replace("T", " ").replace("Z", " UTC")})`;
     $("tg-command").textContent = data.command;
     $("tg-results").hidden = false;
