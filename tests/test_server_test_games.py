@@ -30,6 +30,15 @@ level = "medium"
 max_rounds = 30
 open = true
 """
+WIDE_HILL = """
+[[hills]]
+key = "wide"
+title = "Wide hill"
+mode = "versus"
+bits = 8
+open = true
+"""
+WIDE = '.name "wide"\nCMP A, 20\nJE done\nINC A\ndone: END\n'  # 20 needs 5 bits or more
 JSON = {"Content-Type": "application/json"}
 SECRET = "# bob's private plan"
 # INC A until the power runs out: a power fault every turn
@@ -39,10 +48,11 @@ FAULTY = '.name "faulty"\nstart:\n    INC A\n    JMP start\n'
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
     """Alice, bob and carol; bob has a private bot in `main` and a faulty one in the open
-    hill `open` (medium level, 30 rounds at most)."""
+    hill `open` (medium level, 30 rounds at most); carol an 8-bit one in the open hill
+    `wide`."""
     directory = tmp_path_factory.mktemp("testgames") / "contest"
     admin, tokens = make_contest(directory, ("alice", "bob", "carol"), games=12, min_games=4,
-                                 extra=OPEN_HILL)
+                                 extra=OPEN_HILL + WIDE_HILL)
     with served(directory, lifespan=False) as contest:
         contest.admin, contest.tokens = admin, tokens
         bob = contest.client(tokens["bob"])
@@ -51,6 +61,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcess]:
             answer = bob.post(f"/api/hills/{hill}/bots", content=source.encode(),
                               headers={"Content-Type": "text/plain"})
             assert answer.status_code == 201, answer.text
+        wide = contest.client(tokens["carol"]).post(
+            "/api/hills/wide/bots", content=WIDE.encode(), headers={"Content-Type": "text/plain"})
+        assert wide.status_code == 201, wide.text
         yield contest
 
 
@@ -163,6 +176,17 @@ def test_another_authors_private_bot_cannot_be_an_opponent(site: InProcess) -> N
         "error": "no example bot 'nobody' (they are builder, counter, hoarder)"}
 
 
+def test_an_opponent_that_cannot_play_these_options_is_422_naming_it(site: InProcess) -> None:
+    wide = _bots(site)["wide"]
+    body = {"source": FAULTY, "opponents": [wide], "games": 1}
+    refused = _play(site, body)  # match's defaults: 4 bits
+    assert refused.status_code == 422
+    assert refused.json()["error"] == f"bot-{wide}.masm cannot play these games (1 error)"
+    assert [(d["file"], d["line"], d["message"]) for d in refused.json()["diagnostics"]] == [
+        (f"bot-{wide}.masm", 2, "number 20 does not fit in 4 bits (0-15)")]
+    assert _play(site, {**body, "hill": "wide"}).status_code == 200
+
+
 def test_an_invalid_program_is_422_with_its_diagnostics(site: InProcess) -> None:
     answer = _play(site, {"source": "MOV A,\n", "opponents": ["builder"]})
     assert answer.status_code == 422
@@ -242,7 +266,7 @@ def test_the_opponents_offered_to_a_visitor_and_to_an_author(site: InProcess) ->
     anyone = site.client().get("/play/opponents.json").json()
     assert anyone["examples"] == ["builder", "counter", "hoarder"] and anyone["own"] == []
     assert [(h["key"], [b["bot"] for b in h["bots"]]) for h in anyone["hills"]] == [
-        ("main", []), ("open", [bots["open"]])]
+        ("main", []), ("open", [bots["open"]]), ("wide", [bots["wide"]])]
     bob = site.client()
     csrf = bob.get("/signin").text.split('name="csrf" value="')[1].split('"')[0]
     bob.post("/signin", data={"token": site.tokens["bob"], "csrf": csrf})
