@@ -67,6 +67,9 @@ def test_the_wheel_carries_the_grammar(wheel: Path) -> None:
     # the report's template and the viewer's static files (the server serves them too)
     assert {f"moonasm/contest/{name}" for name in ("report.html", "static/viewer.js",
             "static/viewer.css", "static/viewer.html")} <= set(names)
+    # the example bots, the server's test games' opponents (server/views/testgames.py)
+    assert {f"moonasm/example_bots/{name}.masm" for name in ("builder", "counter",
+                                                              "hoarder")} <= set(names)
     assert not any(n.startswith("tests/") for n in names)
 
 

@@ -76,6 +76,8 @@ class Contest:
                  "diff-form"),
             Stop("bot_diff", f"/diff/bots/{ids['versions'][0]}/{ids['versions'][1]}",
                  "<b>eve</b>", "bot-diff"),
+            Stop("play", "/play", "ada", "play-author"),
+            Stop("test_game", f"/test-games/{ids['test']}", None, "test-game"),
             Stop("courses", "/courses", "ana", "courses"),
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
@@ -127,6 +129,11 @@ def contest(directory: Path) -> Iterator[Contest]:
                                                              "MOV A, RAM1\nINC A\nINC A\n"
                                                              "INC A\n"})
             ids["share2"] = shared.json()["id"]
+            tested = c.post("/api/test-games", json={
+                "source": bot_source("<i>mine</i>", "counter"), "opponents": ["builder"],
+                "games": 2})
+            assert tested.status_code == 200, tested.text
+            ids["test"] = tested.json()["test"]
         # a second version of a bot, once the games are played: its author compares the two
         second = submit(server, tokens["<b>eve</b>"],
                         bot_source("<script>x</script>", "builder").replace(
