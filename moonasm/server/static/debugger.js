@@ -446,6 +446,7 @@ window.MoonDebugger = (function () {
       session = null;
       pos = 0;
       mark(null);
+      $(".where").textContent = "the text changed: its start is shown once typing rests";
       clearTimeout(startTimer);
       startTimer = setTimeout(showStart, 1500);
     });
