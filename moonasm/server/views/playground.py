@@ -14,6 +14,7 @@ import re
 import secrets
 import time
 from functools import lru_cache
+from typing import TypeGuard
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,6 +28,12 @@ SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
 MAX_STEPS = 100_000
 MAX_TRACE = 10_000
 RUN_SECONDS = 2.0
+DEBUG_KEYS = frozenset({"breakpoints", "watch", "from", "until"})  # any makes a debug run
+DEBUG_MAX_STEPS = 1_000_000  # a debug run's steps a turn, as `moonasm run`'s
+MAX_BREAKPOINTS = 1_000
+MAX_LINE = 1 << 20
+MAX_WATCHES = 16
+WATCH_CHARS = 200
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
@@ -89,15 +96,52 @@ async def post_check(request: Request) -> Response:
 
 
 async def post_run(request: Request) -> Response:
-    """A program run as `moonasm run --json` runs it, with its trace (bounded)."""
-    from moonasm.vm.outcome import limited_run
+    """A program run as `moonasm run --json` runs it, with its trace (bounded); with
+    `breakpoints`, `watch`, `from` or `until`, the debugger's run to its first stop."""
+    from moonasm.vm.outcome import limited_debug_run, limited_run
 
     site = site_of(request)
     site.rates.hit("run", client_key(request))
-    source = await source_of(request)
-    result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS, MAX_TRACE,
-                                  RUN_SECONDS)
-    return JSONResponse(result)
+    body = await json_body(request)
+    source = source_in(body)
+    if not DEBUG_KEYS & body.keys():
+        result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS,
+                                      MAX_TRACE, RUN_SECONDS)
+        return JSONResponse(result)
+    breakpoints, watches, start, until = debug_request(body)
+    kind, answer = await site.runs.call(limited_debug_run, source, PLAYGROUND_FILE,
+                                        breakpoints, watches, start, until, DEBUG_MAX_STEPS,
+                                        RUN_SECONDS)
+    if kind == "watch":
+        raise ApiError(422, answer["error"], diagnostics=answer["diagnostics"],
+                       watch=answer["watch"])
+    return JSONResponse(answer)
+
+
+def debug_request(body: dict[str, object]) -> tuple[list[int], list[str], int, int | None]:
+    """A debug run's `breakpoints`, `watch`, `from` and `until`, checked (400 when one is
+    not what spec §12 says)."""
+    breakpoints = body.get("breakpoints", [])
+    if not isinstance(breakpoints, list) or len(breakpoints) > MAX_BREAKPOINTS or not all(
+            _whole(line) and 1 <= line <= MAX_LINE for line in breakpoints):
+        raise ApiError(400, f"'breakpoints' must be a list of at most {MAX_BREAKPOINTS} line "
+                       f"numbers (1 to {MAX_LINE})")
+    watches = body.get("watch", [])
+    if not isinstance(watches, list) or len(watches) > MAX_WATCHES or not all(
+            isinstance(text, str) and len(text) <= WATCH_CHARS for text in watches):
+        raise ApiError(400, f"'watch' must be a list of at most {MAX_WATCHES} strings of at "
+                       f"most {WATCH_CHARS} characters")
+    start = body.get("from", 0)
+    if not _whole(start) or start < 0:
+        raise ApiError(400, "'from' must be a step: a whole number, 0 or more")
+    until = body.get("until")
+    if until is not None and (not _whole(until) or until < 0):
+        raise ApiError(400, "'until' must be a step: a whole number, 0 or more")
+    return breakpoints, watches, start, until
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def share(site: Site, source: str) -> str:
