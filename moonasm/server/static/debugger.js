@@ -59,6 +59,10 @@ window.MoonDebugger = (function () {
     try {
       watches = (JSON.parse(ed.store.get(watchKey)) || []).filter((w) => typeof w.text === "string");
     } catch (e) { watches = []; }
+    const watchProblem = (data) => {
+      const d = (data.diagnostics || [])[0];
+      return d ? `column ${d.column}: ${d.message}` : data.error;
+    };
     const valid = () => watches.filter((w) => !w.problem).map((w) => w.text);
     function showWatches() {
       ed.store.set(watchKey, JSON.stringify(watches));
@@ -94,10 +98,8 @@ window.MoonDebugger = (function () {
       const [code, data] = await ed.post(root.dataset.runUrl,
         JSON.stringify({ source: ed.full(), breakpoints: [], watch: [text], until: 0 }));
       let problem = null;
-      if (code === 422) {
-        const d = (data.diagnostics || [])[0];
-        problem = d ? `column ${d.column}: ${d.message}` : data.error;
-      } else if (code !== 200) {
+      if (code === 422) problem = watchProblem(data);
+      else if (code !== 200) {
         status.textContent = data.error || `the watch was not checked (${code})`;
         return;
       }
@@ -124,11 +126,15 @@ window.MoonDebugger = (function () {
       const body = Object.assign({ source: mine.source, breakpoints: [], watch: [] }, extra);
       const [code, data] = await ed.post(root.dataset.runUrl, JSON.stringify(body));
       if (session !== mine) return null; // the text changed meanwhile
-      if (code !== 200) {
-        const d = code === 422 && (data.diagnostics || [])[0];
-        status.textContent = d ? `a watch: column ${d.column}: ${d.message}` : data.error || `run failed (${code})`;
+      if (code === 422 && Number.isInteger(data.watch)) {
+        // a watch the edited program makes malformed (a RAM it no longer has): shown beside it,
+        // and left out of the next runs
+        const w = watches.filter((x) => !x.problem)[data.watch];
+        if (w) { w.problem = watchProblem(data); showWatches(); }
+        status.textContent = data.error;
         return null;
       }
+      if (code !== 200) { status.textContent = data.error || `run failed (${code})`; return null; }
       absorb(data);
       return data;
     }
@@ -139,7 +145,8 @@ window.MoonDebugger = (function () {
         s.broken = data; // it does not check (or ran out of time): nothing to step through
         return;
       }
-      data.trace.forEach((t, i) => s.frames.set(t.step === undefined ? i + 1 : t.step, t));
+      // a statement's `step` is the statements run before it: the state after it is step + 1's
+      data.trace.forEach((t, i) => s.frames.set(t.step === undefined ? i + 1 : t.step + 1, t));
       const stop = data.stopped;
       const state = { registers: data.registers, ram: data.ram, left: data.power.left };
       if (stop) {
@@ -198,7 +205,7 @@ window.MoonDebugger = (function () {
       if (!b) return false;
       ed.cancelCheck();
       if (b.diagnostics && b.diagnostics.length) ed.showDiagnostics(b.diagnostics);
-      status.textContent = b.error ? `not run: ${outcome(b)}` : "not run";
+      status.textContent = b.error ? outcome(b) : "not run";
       return true;
     }
     let marked = null;
