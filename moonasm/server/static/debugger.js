@@ -219,33 +219,51 @@ window.MoonDebugger = (function () {
       editor.scrollIntoView({ line: line - offset - 1, ch: 0 }, 60);
     }
     const lampsMayToggle = () => toggleable && pos === 0 && session && session.start && !session.broken;
-    function lampRow(body, name, value) {
+    // the rows of lamps: built when their shape changes (names, width, whether they toggle),
+    // else only lit and labelled again — a step redraws no button
+    let shape = null;
+    function showLamps(state) {
+      const rows = Object.entries(state.registers)
+        .concat(Object.entries(state.ram).map(([seat, v]) => ["RAM" + seat, v]));
       const bits = session.bits;
-      const row = body.insertRow();
-      const th = document.createElement("th");
-      th.scope = "row";
-      th.textContent = name;
-      row.appendChild(th);
-      const cell = row.insertCell();
-      cell.className = "bits";
-      const editable = lampsMayToggle();
-      for (let i = bits - 1; i >= 0; i--) {
-        const lamp = document.createElement("button");
-        lamp.type = "button";
-        const on = (value >> i) & 1;
-        lamp.className = "lamp" + (on ? " on" : "");
-        lamp.setAttribute("aria-label", `${name} bit ${i}`);
-        lamp.setAttribute("aria-pressed", on ? "true" : "false");
-        lamp.dataset.lamp = `${name}:${i}`;
-        lamp.disabled = !editable;
-        lamp.title = editable ? `${name} bit ${i}: click to toggle it in the starting state (a .set line)`
-          : `${name} bit ${i}`;
-        lamp.addEventListener("click", () => toggleBit(name, i));
-        cell.appendChild(lamp);
+      const editable = Boolean(lampsMayToggle());
+      const now = JSON.stringify([rows.map(([name]) => name), bits, editable]);
+      const body = $(".lamps").tBodies[0];
+      if (now !== shape) {
+        shape = now;
+        body.replaceChildren();
+        for (const [name] of rows) {
+          const row = body.insertRow();
+          const th = document.createElement("th");
+          th.scope = "row";
+          th.textContent = name;
+          row.appendChild(th);
+          const cell = row.insertCell();
+          cell.className = "bits";
+          for (let i = bits - 1; i >= 0; i--) {
+            const lamp = document.createElement("button");
+            lamp.type = "button";
+            lamp.className = "lamp";
+            lamp.setAttribute("aria-label", `${name} bit ${i}`);
+            lamp.dataset.lamp = `${name}:${i}`;
+            lamp.disabled = !editable;
+            lamp.title = editable ? `${name} bit ${i}: click to toggle it in the starting state (a .set line)`
+              : `${name} bit ${i}`;
+            lamp.addEventListener("click", () => toggleBit(name, i));
+            cell.appendChild(lamp);
+          }
+          row.insertCell().className = "mono value";
+        }
       }
-      const text = row.insertCell();
-      text.className = "mono value";
-      text.textContent = `${value.toString(2).padStart(bits, "0")} (${value})`;
+      rows.forEach(([, value], r) => {
+        const row = body.rows[r];
+        [...row.cells[1].children].forEach((lamp, k) => {
+          const on = (value >> (bits - 1 - k)) & 1;
+          lamp.classList.toggle("on", Boolean(on));
+          lamp.setAttribute("aria-pressed", on ? "true" : "false");
+        });
+        row.cells[2].textContent = `${value.toString(2).padStart(bits, "0")} (${value})`;
+      });
     }
     // the statements of a line as written, without its labels and comment (a stop knows its
     // line, not which of the line's statements comes next)
@@ -254,7 +272,7 @@ window.MoonDebugger = (function () {
     function render() {
       const state = stateAt(pos);
       const line = atEnd() ? null : nextLine(pos);
-      mark(line);
+      editor.operation(() => mark(line)); // one redraw of the editor, not one a change
       const left = state.left === null ? "unlimited" : state.left;
       let next = "";
       if (atEnd()) next = " · the end";
@@ -264,10 +282,7 @@ window.MoonDebugger = (function () {
         ? (lampsMayToggle() ? "before the first statement: a lamp toggles that bit of the starting state"
           : "before the first statement")
         : `after step ${pos}`;
-      const body = $(".lamps").tBodies[0];
-      body.replaceChildren();
-      for (const [name, value] of Object.entries(state.registers)) lampRow(body, name, value);
-      for (const [seat, value] of Object.entries(state.ram)) lampRow(body, "RAM" + seat, value);
+      showLamps(state);
       $(".outcome").textContent = atEnd() ? outcome(session.final) : "";
       if (atEnd() && !session.shownEnd) {
         // the run's own diagnostics and its fault, under their lines: a check due would clear them
