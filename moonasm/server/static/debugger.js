@@ -415,7 +415,6 @@ window.MoonDebugger = (function () {
       clearTimeout(playing.timer);
       playing = null;
       play.textContent = "Play";
-      play.setAttribute("aria-pressed", "false");
     }
     play.addEventListener("click", async () => {
       if (playing) { stopPlay(); status.textContent = `paused at step ${pos}`; return; }
@@ -430,8 +429,7 @@ window.MoonDebugger = (function () {
       if (!stop) return;
       const mine = { timer: null };
       playing = mine;
-      play.textContent = "Pause";
-      play.setAttribute("aria-pressed", "true");
+      play.textContent = "Pause"; // its name is its label: no toggle state besides
       status.textContent = "playing…";
       const tick = async () => {
         if (playing !== mine) return;
