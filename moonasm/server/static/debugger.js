@@ -15,6 +15,7 @@
 window.MoonDebugger = (function () {
   const SPEEDS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000];
   const WINDOW = 1000; // the states a stopped debug run sends back
+  const PLAY_ASKS = 1500; // ms between two runs asked for by autoplay
   const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
   function attach(ed) {
@@ -121,8 +122,10 @@ window.MoonDebugger = (function () {
                            end: null, final: null, bits: null, broken: null, shownEnd: false });
 
     // one request of the run of this session's text; null when refused or outdated
+    let asked = 0; // when the last run was asked for (performance.now())
     async function ask(extra) {
       const mine = session;
+      asked = performance.now();
       const body = Object.assign({ source: mine.source, breakpoints: [], watch: [] }, extra);
       const [code, data] = await ed.post(root.dataset.runUrl, JSON.stringify(body));
       if (session !== mine) return null; // the text changed meanwhile
@@ -436,6 +439,10 @@ window.MoonDebugger = (function () {
         const rate = SPEEDS[speed.value];
         const delay = Math.max(1000 / rate, 40);
         const next = Math.min(stop.step, pos + Math.max(1, Math.round(rate * delay / 1000)));
+        // past the states sent, the next 1,000 are asked for at most every 1.5 s: runs are
+        // 60 a minute a client, and Step or Continue must still have some
+        const wait = stateAt(next) ? 0 : asked + PLAY_ASKS - performance.now();
+        if (wait > 0) { mine.timer = setTimeout(tick, wait); return; }
         if (next <= pos || !(await goTo(next, true)) || playing !== mine) { stopPlay(); return; }
         if (pos >= stop.step) {
           stopPlay();
