@@ -509,3 +509,21 @@ def test_the_puzzle_page_debugs_the_answer_after_the_puzzles_start(served,  # ty
                                  **{f"RAM{k}": v for k, v in expected["ram"].items()}}
         assert marked(driver) == ["ROL A"]
         assert errors(driver) == []
+
+
+def test_a_program_that_does_not_check_is_not_run_and_says_why(served) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    server = served["server"]
+    with chromium(1280, 1000) as driver:
+        open_play(driver, server, LOOP)
+        set_text(driver, LOOP.replace("DEC B", "DECC B"))
+        click(driver, "Run")
+        wait_for(lambda: "error" in status(driver), timeout=15)
+        assert status(driver).startswith("syntax error at line 4:1: unknown operation 'DECC'")
+        assert driver.find_element(By.ID, "problems").text.startswith(
+            "line 4:1: error: unknown operation 'DECC'")
+        click(driver, "Step")
+        assert status(driver).startswith("syntax error at line 4:1")
+        assert marked(driver) == []
+        assert errors(driver) == []

@@ -143,25 +143,19 @@ window.MoonDebugger = (function () {
     }
     function absorb(data) {
       const s = session;
-      if (data.bits !== null && data.bits !== undefined) s.bits = data.bits;
+      if (data.bits !== null) s.bits = data.bits;
       if (data.registers === null || (data.error && !ed.isFault(data.error))) {
         s.broken = data; // it does not check (or ran out of time): nothing to step through
         return;
       }
       // a statement's `step` is the statements run before it: the state after it is step + 1's
-      data.trace.forEach((t, i) => s.frames.set(t.step === undefined ? i + 1 : t.step + 1, t));
+      for (const t of data.trace) s.frames.set(t.step + 1, t);
       const stop = data.stopped;
-      const state = { registers: data.registers, ram: data.ram, left: data.power.left };
-      if (stop) {
-        if (stop.line !== null && stop.line !== undefined) s.lineAt.set(stop.step, stop.line);
-        if (stop.step === 0) s.start = state;
-        if (stop.reason === "end") { s.end = stop.step; s.final = data; }
-      } else if (!data.truncated) { // a whole run, traced from its first statement
-        s.end = data.steps;
-        s.final = data;
-      }
+      if (stop.line !== null) s.lineAt.set(stop.step, stop.line);
+      if (stop.step === 0) s.start = { registers: data.registers, ram: data.ram, left: data.power.left };
+      if (stop.reason === "end") { s.end = stop.step; s.final = data; }
     }
-    function begin() { if (!session) session = fresh(); return session; }
+    function begin() { if (!session) session = fresh(); }
     const stateAt = (p) => {
       if (p === 0) return session.start;
       const f = session.frames.get(p);
@@ -340,7 +334,7 @@ window.MoonDebugger = (function () {
     const stopsFrom = (extra) => ({ breakpoints: breakpoints().map((n) => n + offset).concat(extra || []),
                                      watch: valid() });
     function why(stop, target) {
-      const line = stop.line === null || stop.line === undefined ? null : stop.line - offset;
+      const line = stop.line === null ? null : stop.line - offset;
       if (stop.reason === "end") return endText();
       if (stop.reason === "breakpoint") {
         return target === stop.line && !breakpoints().includes(line) ? `reached the cursor, line ${line}`
@@ -353,7 +347,7 @@ window.MoonDebugger = (function () {
     async function continueFrom(from, extra, move) {
       const data = await ask(Object.assign(stopsFrom(extra), { from }));
       if (!data || showBroken()) return null;
-      const stop = data.stopped || { step: session.end, reason: "end", line: null };
+      const stop = data.stopped;
       if (move) {
         pos = stop.step;
         render();
