@@ -184,6 +184,14 @@ def test_a_malformed_watch_is_422_with_its_diagnostic(inprocess: Any) -> None:
                          "kind": "syntax", "message": message}]}
     wide = debug(inprocess, "422", source=CARD, watch=["RAM2 changes"]).json()
     assert wide["diagnostics"][0]["message"] == "there is no RAM2: the program has 1 player"
+    # any text: a NUL, a lone surrogate, a number of 190 digits — a diagnostic, never a 500
+    client = inprocess.client(address="422")
+    for body, column in ((b'["A\\u0000"]', 2), (b'["A == \\ud800"]', 6),
+                         (b'["A == 0x' + b"f" * 190 + b'"]', 6)):
+        answer = client.post("/api/run", content=b'{"source": "INC A", "watch": ' + body + b"}",
+                             headers={"Content-Type": "application/json"})
+        assert answer.status_code == 422
+        assert answer.json()["diagnostics"][0]["column"] == column
 
 
 @pytest.mark.parametrize("body", [

@@ -101,6 +101,8 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
     visit("GET", f"/api/games/{game}/log", headers=_bearer(alice))
     visit("POST", "/api/check", json={"source": "ROL A\n"})
     visit("POST", "/api/run", json={"source": ".goal 2\nINC A\nINC A\n"})
+    visit("POST", "/api/run", json={"source": "INC A\nINC A\n", "breakpoints": [2],
+                                    "watch": ["A changes"]})
     shared = visit("POST", "/api/programs", json={"source": "ROL A\n"}).json()["id"]
     visit("GET", f"/api/programs/{shared}")
     visit("GET", f"/p/{shared}")

@@ -195,9 +195,18 @@ def _parser() -> Lark:
 
 @functools.cache
 def _build_parser() -> Lark:
+    """Built as the language's parser is, cached in the same per-user folder (`parse`'s
+    `_cache_file`): a worker's first watch then costs milliseconds, not a tenth of a second."""
     from lark import Lark
+
+    from moonasm.lang.parse import _cache_file
 
     path = os.path.join(os.path.dirname(grammar_path()), "watch.lark")
     with open(path, encoding="utf-8") as f:
-        # the contextual lexer: an unexpected character is told what was expected where it stands
-        return Lark(f.read(), parser="lalr", lexer="contextual", maybe_placeholders=False)
+        text = f.read()
+    # the contextual lexer: an unexpected character is told what was expected where it stands
+    options: dict[str, Any] = dict(parser="lalr", lexer="contextual", maybe_placeholders=False)
+    cache = _cache_file(text)
+    if cache is not None:
+        options["cache"] = cache
+    return Lark(text, **options)

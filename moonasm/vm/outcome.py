@@ -4,6 +4,7 @@ command line and the server say the same thing about the same run."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import math
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -349,7 +350,10 @@ class _Recorder:
         self.first, self.last, self.players = first, last, players
         self.at_end = at_end  # the stop is after a turn's last statement, not before one
         self.before = 0
-        self.kept: list[tuple[int, Stmt, int, float, tuple[int, ...], tuple[int, ...]]] = []
+        # a ring: at most the window, whatever the run does
+        self.kept: collections.deque[tuple[int, Stmt, int, float, tuple[int, ...],
+                                           tuple[int, ...]]] = collections.deque(
+            maxlen=DEBUG_WINDOW)
         self.machine: Machine | None = None
         self.prepared: dict[tuple[int, str | None], _Prepared] = {}
 
@@ -399,7 +403,7 @@ class _Recorder:
                  "left": isa.halves_number(left), "registers": dict(zip(registers, regs,
                                                                         strict=True)),
                  "ram": dict(zip(owners, ram, strict=True)), "step": step}
-                for step, stmt, cost, left, regs, ram in self.kept[-DEBUG_WINDOW:]]
+                for step, stmt, cost, left, regs, ram in self.kept]
 
 
 def debug_run(source: str, file: str, breakpoints: list[int], watches: list[str],
