@@ -527,3 +527,25 @@ def test_a_program_that_does_not_check_is_not_run_and_says_why(served) -> None: 
         assert status(driver).startswith("syntax error at line 4:1")
         assert marked(driver) == []
         assert errors(driver) == []
+
+
+def test_a_watch_the_edited_program_makes_malformed_is_marked_and_left_out(served) -> None:  # type: ignore[no-untyped-def]
+    from selenium.webdriver.common.by import By
+
+    server = served["server"]
+    with chromium(1280, 1000) as driver:
+        open_play(driver, server, ".players 2\n" + LOOP, 4)
+        driver.find_element(By.CSS_SELECTOR, ".watch-input").send_keys("RAM2 changes")
+        click(driver, "Add watch")
+        wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".watch-list li"))
+        assert not driver.find_elements(By.CSS_SELECTOR, ".watch-list .watch-problem")
+        set_text(driver, LOOP)  # one player now: there is no RAM2
+        click(driver, "Continue")
+        problem = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR,
+                                                        ".watch-list .watch-problem"))
+        assert problem[0].text == "column 1: there is no RAM2: the program has 1 player"
+        assert status(driver).startswith("the watch 'RAM2 changes': ")
+        # left out of the next run, which goes to the end
+        click(driver, "Continue")
+        wait_for(lambda: status(driver).startswith("end"), timeout=15)
+        assert status(driver) == "end: power spent 13, left 27 · 13 steps"
