@@ -72,7 +72,8 @@ window.MoonEditor = (function () {
 
   function mount(root) {
     const area = root.querySelector("textarea");
-    const storageKey = root.dataset.storage;
+    // the key is the workbench's, or its page's (#play's: a program handed over sets its own)
+    const storageKey = root.closest("[data-storage]").dataset.storage;
     const kept = store.get(storageKey);
     // /submit keeps the text the server sent back with a refusal; the playground its own
     if (kept !== null && (root.dataset.restore === "always" || area.value === "")) area.value = kept;
