@@ -23,6 +23,7 @@ from moonasm.lang.parse import Parsed
 
 SECONDS = 5.0
 CACHE_ENTRIES = 2000
+VARIANT_ENTRIES = 50_000  # a class's variants: 3 courses of 27 puzzles, each 256 values
 UNREACHABLE = "unreachable"
 
 
@@ -35,14 +36,15 @@ def par_span(parsed: Parsed) -> Span:
 
 
 def _key(config: Config) -> str:
+    """The rules and values a proof depends on (a place set to 0 is a place not set)."""
     return repr((__version__, config.bits, config.mode, config.players, config.power,
-                 sorted(config.sets.items()), config.goal, sorted(config.hackers.items()),
-                 sorted(config.disabled)))
+                 sorted((where, v) for where, v in config.sets.items() if v), config.goal,
+                 sorted(config.hackers.items()), sorted(config.disabled)))
 
 
-def _cache_path() -> str:
+def _cache_path(name: str = "pars.json") -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "moonasm", "pars.json")
+    return os.path.join(base, "moonasm", name)
 
 
 def _read_cache(path: str) -> dict[str, object]:
@@ -54,16 +56,69 @@ def _read_cache(path: str) -> dict[str, object]:
         return {}
 
 
-def _write_cache(cache: dict[str, object], path: str) -> None:
+def _write_cache(cache: dict[str, object], path: str, entries: int = CACHE_ENTRIES) -> None:
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        keep = dict(list(cache.items())[-CACHE_ENTRIES:])
+        keep = dict(list(cache.items())[-entries:])
         temporary = f"{path}.{os.getpid()}.tmp"
         with open(temporary, "w", encoding="utf-8") as f:
             json.dump(keep, f)
         os.replace(temporary, path)
     except OSError:
         pass  # a cache that cannot be written only costs a search next time
+
+
+class Proofs:
+    """Optima proved once and kept: in memory, and in `path` when one is given (read when
+    made, written by `save` only if a search found something new). A search that runs out
+    of budget is remembered in memory only, so a later run with time to spare tries again.
+    `optima` keeps a puzzle's pars this way; `moonasm.solve.variants` the many variants of
+    a class, by their values (`variants.json`, a larger file than the pars')."""
+
+    def __init__(self, path: str | None = None, entries: int = CACHE_ENTRIES):
+        self.path = path
+        self.entries = entries
+        self.known: dict[str, object] = _read_cache(path) if path is not None else {}
+        self.unsettled: set[str] = set()
+        self.searched = 0  # searches run (not answered from the cache)
+        self.changed = False
+
+    def optimum(self, config: Config) -> tuple[int, str] | str | None:
+        """The optimum's (power in halves, program), UNREACHABLE, or None when the search ran
+        out of budget."""
+        key = _key(config)
+        known = self.known.get(key)
+        if known == UNREACHABLE:
+            return UNREACHABLE
+        if isinstance(known, list) and len(known) == 2:
+            return int(known[0]), str(known[1])
+        if key in self.unsettled:
+            return None
+        self.searched += 1
+        answer = _search(config)
+        if answer is None:
+            self.unsettled.add(key)
+        else:
+            self.known[key] = answer if isinstance(answer, str) else list(answer)
+            self.changed = True
+        return answer
+
+    def power(self, config: Config) -> int | None:
+        """The optimum's power in halves; None when no program reaches the goal or the search
+        ran out of budget."""
+        found = self.optimum(config)
+        return found[0] if isinstance(found, tuple) else None
+
+    def save(self) -> None:
+        if self.changed and self.path is not None:
+            _write_cache(self.known, self.path, self.entries)
+            self.changed = False
+
+
+def variant_proofs(cache_file: str | None = None) -> Proofs:
+    """The proofs of variants (`moonasm.solve.variants`), by their values: kept apart from the
+    pars, many more of them (default: the user's cache, `variants.json`)."""
+    return Proofs(cache_file or _cache_path("variants.json"), VARIANT_ENTRIES)
 
 
 def optimum(config: Config, cache_file: str | None = None) -> tuple[int, str] | str | None:
@@ -76,25 +131,9 @@ def optima(configs: list[Config],
            cache_file: str | None = None) -> list[tuple[int, str] | str | None]:
     """`optimum` of each configuration, the cache read once and written once (only if a
     search found something new): a server proves a course's puzzles this way at start."""
-    path = cache_file or _cache_path()
-    cache = _read_cache(path)
-    found: list[tuple[int, str] | str | None] = []
-    searched = False
-    for config in configs:
-        key = _key(config)
-        known = cache.get(key)
-        if known == UNREACHABLE:
-            found.append(UNREACHABLE)
-        elif isinstance(known, list) and len(known) == 2:
-            found.append((int(known[0]), str(known[1])))
-        else:
-            answer = _search(config)
-            if answer is not None:
-                cache[key] = answer if isinstance(answer, str) else list(answer)
-                searched = True
-            found.append(answer)
-    if searched:
-        _write_cache(cache, path)
+    proofs = Proofs(cache_file or _cache_path())
+    found = [proofs.optimum(config) for config in configs]
+    proofs.save()
     return found
 
 

@@ -221,7 +221,8 @@ def schema_of(path: Path) -> list[tuple[str, str, str]]:
 
 def to_v1(path: Path) -> None:
     """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
-    tables; names unique only within a role among people not revoked), rows kept."""
+    tables but schema 3's hints and schema 4's test games; names unique only within a role
+    among people not revoked), rows kept."""
     import sqlite3
 
     db = sqlite3.connect(path, isolation_level=None)
@@ -229,6 +230,8 @@ def to_v1(path: Path) -> None:
         db.execute("DROP INDEX people_name")
         db.execute("CREATE UNIQUE INDEX IF NOT EXISTS people_name ON people (role, name) "
                    "WHERE revoked = 0")
+        db.execute("DROP TABLE IF EXISTS hints")  # schema 3's
+        db.execute("DROP TABLE IF EXISTS test_games")  # schema 4's
         db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     finally:
         db.close()

@@ -49,8 +49,8 @@ def test_json(cli, masm) -> None:
     assert out.err == ""
     assert out.json == {
         "ok": False,
-        "files": [{"file": good, "ok": True, "statements": 1},
-                  {"file": bad, "ok": False, "statements": None}],
+        "files": [{"file": good, "ok": True, "statements": 1, "variants": None},
+                  {"file": bad, "ok": False, "statements": None, "variants": None}],
         "errors": 2, "warnings": 0,
         "diagnostics": [
             {"file": bad, "line": 1, "column": 1, "severity": "error", "kind": "syntax",

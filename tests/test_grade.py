@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_subprocess
 
 from moonasm.lang.check import check_source
 from moonasm.solve.grading import attempt, explain
@@ -52,15 +53,15 @@ def test_table_a_teacher_reads(classroom: Path) -> None:
     rows = {tuple(line.split()[:2]): line for line in lines if line.split()[:1]
             and line.split()[0] in ("alice", "bob", "carol", "dan", "erin")
             and len(line.split()) > 2 and ":" not in line.split()[0]}
-    assert rows[("alice", "double")].split()[2:] == ["solved", "2", "2", "optimal"]
-    assert rows[("bob", "double")].endswith("7    4  5 over the optimum")
+    assert rows[("alice", "double")].split()[2:] == ["solved", "2", "2", "1", "optimal"]
+    assert rows[("bob", "double")].endswith("7    4      1  5 over the optimum")
     assert "line 1: protection fault" in rows[("bob", "clear")]
     assert "line 2: ROL takes a register (A-D), not 'Q'" in rows[("carol", "double")]
-    assert rows[("carol", "clear")].split(None, 5)[2:] == [
-        "invalid", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
+    assert rows[("carol", "clear")].split(None, 6)[2:] == [
+        "invalid", "-", "-", "-", "line 1: an answer holds statements and .turn lines only: .set "
         "belongs to the puzzle, whose directives set the machine up"]
     assert rows[("dan", "double")].split()[2:] == ["missing"]
-    assert rows[("dan", "clear")].split(None, 5)[5] == (
+    assert rows[("dan", "clear")].split(None, 6)[6] == (
         "line 1: an answer holds statements and .turn lines only: .goal belongs to the "
         "puzzle, whose directives set the machine up")
     assert "never held the goal" in rows[("erin", "double")]
@@ -172,13 +173,17 @@ def test_format_csv_is_the_gradebook(classroom: Path) -> None:
                   "--answers", str(classroom / "answers"), "--format", "csv")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == "student,puzzle,reached,power,par,optimum,attempts,score"
-    assert "'=evil,double,yes,2,,2,1,1.0" in lines
-    assert "alice,double,yes,2,,2,1,1.0" in lines
-    assert "alice,clear,yes,0.5,,0.5,1,1.0" in lines
-    assert "bob,double,yes,7,,2,1,0.29" in lines  # the optimum over the power spent; no .par
-    assert "bob,clear,no,,,0.5,1,0.0" in lines  # a fault
-    assert "dan,double,no,,,2,0,0.0" in lines  # missing
+    # the first eight columns as before, then the three measures' other two, the variant, and
+    # (grade has no receipt times and gives no hints) every answer on time, none used
+    assert lines[0] == ("student,puzzle,reached,power,par,optimum,attempts,score,operations,"
+                        "turns,variant,timing,hints used")
+    assert "'=evil,double,yes,2,,2,1,1.0,2,1,,on time,0" in lines
+    assert "alice,double,yes,2,,2,1,1.0,2,1,,on time,0" in lines
+    assert "alice,clear,yes,0.5,,0.5,1,1.0,1,1,,on time,0" in lines
+    # the optimum over the power spent; no .par
+    assert "bob,double,yes,7,,2,1,0.29,4,1,,on time,0" in lines
+    assert "bob,clear,no,,,0.5,1,0.0,,,,on time,0" in lines  # a fault
+    assert "dan,double,no,,,2,0,0.0,,,,on time,0" in lines  # missing
     assert len(lines) == 1 + 6 * 2
 
 
@@ -195,8 +200,10 @@ def test_format_gradescope_is_gradescopes_results_json(classroom: Path) -> None:
     assert set(bob) == {"score", "tests", "leaderboard", "visibility"}
     assert bob["score"] == 0.29
     assert bob["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
-                               "max_score": 1, "output": "solved with power 7; optimum 2",
-                               "visibility": "visible"}
+                               "max_score": 1,
+                               "output": "solved with power 7, 4 operations, 1 turn; optimum 2",
+                               "visibility": "visible", "extra_data": {
+                                   "late": False, "too_late": False, "hints_used": 0}}
     assert bob["tests"][1]["score"] == 0 and bob["tests"][1]["output"] == \
         "not solved (1 attempt)"
     assert bob["leaderboard"] == [{"name": "solved", "value": 1, "order": "desc"},
@@ -229,8 +236,11 @@ def test_submission_format_gradescope_is_one_bare_results_json(classroom: Path) 
     assert set(results) == {"score", "tests", "leaderboard", "visibility"}
     assert results["score"] == 0.29
     assert results["tests"][0] == {"name": "double", "number": "double", "score": 0.29,
-                                   "max_score": 1, "output": "solved with power 7; optimum 2",
-                                   "visibility": "visible"}
+                                   "max_score": 1,
+                                   "output": "solved with power 7, 4 operations, 1 turn; "
+                                             "optimum 2",
+                                   "visibility": "visible", "extra_data": {
+                                       "late": False, "too_late": False, "hints_used": 0}}
     # what was wrong, where: the fault and its line
     assert results["tests"][1]["output"].startswith(
         "not solved (1 attempt): line 1: protection fault: RAM2 belongs to player 2")
@@ -306,3 +316,81 @@ def test_docs_show_the_autograder_as_it_is() -> None:
     docs = (GRADESCOPE.parent / "classroom.md").read_text()
     for name in ("setup.sh", "run_autograder"):
         assert (GRADESCOPE / name).read_text() in docs, name
+
+
+# -- variants (issue 29, spec §11.1) ---------------------------------------------------------
+
+ADDITION = ".hacker 1, addition\n.set A, 4\n.goal 6\n.vary A\n.par 2\n"  # INC A twice
+
+
+def _varied_class(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A puzzle with `.vary A`; ann answers with bob's variant's cheapest program, bob with
+    his own. What each student's variant is comes from the library, in this process."""
+    from moonasm.solve.variants import Memo, secret_of, variant
+
+    (tmp_path / "add.masm").write_text(ADDITION)
+    puzzle = check_source(ADDITION).program.config  # type: ignore[union-attr]
+    mine = {s: variant(puzzle, secret_of("sésame"), "cs101", "add", s, Memo())
+            for s in ("ann", "bob")}
+    assert mine["ann"].values != mine["bob"].values
+    from moonasm.solve import Problem, solve
+
+    bobs = solve(Problem.from_config(mine["bob"].config))
+    assert bobs is not None
+    for student in ("ann", "bob"):
+        (tmp_path / "answers" / student).mkdir(parents=True)
+        (tmp_path / "answers" / student / "add.masm").write_text(bobs.program() + "\n")
+    return tmp_path, mine
+
+
+def _grade(folder: Path, *extra: str) -> Any:
+    out = run_subprocess("grade", str(folder / "add.masm"), "--answers",
+                         str(folder / "answers"), *extra,
+                         env={"XDG_CACHE_HOME": str(folder / "cache")})
+    assert out.status == 0, out.err
+    return out
+
+
+def test_grade_seed_course_grades_each_student_against_their_own_variant(
+        tmp_path: Path) -> None:
+    folder, mine = _varied_class(tmp_path)
+    first = _grade(folder, "--seed", "sésame", "--course", "cs101", "--json").json
+    again = _grade(folder, "--seed", "sésame", "--course", "cs101", "--json").json
+    assert first == again  # a fresh process, the cache now warm: the same variants
+    results = {s["name"]: s["results"][0] for s in first["students"]}
+    for student in ("ann", "bob"):
+        assert results[student]["variant"] == mine[student].to_json()
+        assert results[student]["variant"]["optimum"] == 2 == first["puzzles"][0]["par"]
+    # the same program: bob's variant solved at the optimum, ann's not solved by it
+    assert (results["bob"]["status"], results["bob"]["power"], results["bob"]["turns"],
+            results["bob"]["over_optimum"]) == ("solved", 2, 1, 0)
+    assert results["ann"]["status"] == "not reached"
+    assert first["puzzles"][0]["vary"] == ["A"]
+    # without the secret every student gets the puzzle as written, whose answer bob's is not
+    plain = _grade(folder, "--json").json
+    assert [s["results"][0]["variant"] for s in plain["students"]] == [None, None]
+
+
+def test_grade_outputs_show_each_students_variant(tmp_path: Path) -> None:
+    folder, mine = _varied_class(tmp_path)
+    ann = " ".join(f"{k}={v}" for k, v in mine["ann"].values.items())
+    bob = " ".join(f"{k}={v}" for k, v in mine["bob"].values.items())
+    sheet = _grade(folder, "--seed", "sésame", "--course", "cs101", "--format", "csv").out
+    assert sheet.splitlines()[1:] == [f"ann,add,no,,2,2,1,0.0,,,{ann},on time,0",
+                                      f"bob,add,yes,2,2,2,1,1.0,2,1,{bob},on time,0"]
+    table = _grade(folder, "--seed", "sésame", "--course", "cs101").out
+    assert f"optimal (variant {bob})" in table and f"(variant {ann})" in table
+    scope = json.loads(_grade(folder, "--seed", "sésame", "--course", "cs101", "--format",
+                              "gradescope").out)
+    assert scope["students"][1]["results"]["tests"][0]["output"] == (
+        f"solved with power 2, 2 operations, 1 turn; par 2, optimum 2 (your variant: {bob})")
+
+
+def test_seed_and_course_go_together(tmp_path: Path) -> None:
+    folder, _ = _varied_class(tmp_path)
+    out = run_subprocess("grade", str(folder / "add.masm"), "--answers",
+                         str(folder / "answers"), "--seed", "x", "--json")
+    assert out.status == 2
+    assert out.json["diagnostics"][0]["message"] == (
+        "--seed and --course go together: the variants are drawn from the secret and the "
+        "course key")

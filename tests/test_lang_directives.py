@@ -30,6 +30,7 @@ VALUES: dict[str, st.SearchStrategy[Any]] = {
     ".hacker": st.tuples(st.integers(1, 4), st.sampled_from(list(isa.HACKERS))),
     ".disable": st.sampled_from(list(isa.REGISTERS[1:]) + [op.mnemonic for op in isa.TABLE
                                                            if op.is_machine_op]),
+    ".vary": st.sampled_from([*isa.REGISTERS, *isa.RAM_WORDS[1:], "goal"]),
     ".turn": st.integers(1, 4),
     ".name": _TEXT,
     ".author": _TEXT,
@@ -100,6 +101,8 @@ CONFIGURED = """\
 .hacker 2, rotation
 .disable XOR
 .disable C
+.vary B
+.vary goal
 .name "moon"
 .author "me"
 .par 2

@@ -190,3 +190,38 @@ def test_sandbox_hint_and_solve() -> None:
     assert "end it with :end" in s.feed(":hint").text
     s.feed(":end")
     assert "A becomes 0110 (6): the goal" in s.feed(":hint").text
+
+
+def test_learn_plays_a_varied_lesson_as_written(tmp_path: Path) -> None:
+    s = session(tmp_path, start=13)
+    assert s.lesson.slug == "14-combine" and s.lesson.config.vary == ("B",)
+    assert s.machine.regs[:2] == [0b0011, 0b0100] and s.playing == s.lesson.config
+    assert "Practice" not in "".join(t for _, t in s.introduce())
+
+
+def test_practice_draws_a_fresh_variant_each_time_with_the_lessons_par(
+        tmp_path: Path) -> None:
+    s = LearnSession(LESSONS, Progress.load(tmp_path / "learn.json"), start=13, practice=True)
+    seen = set()
+    for _ in range(12):
+        s.feed(":retry")
+        b = s.machine.regs[1]
+        assert s.playing.sets["B"] == b and s.playing.goal == s.lesson.goal
+        drawn = solve(Problem.from_config(s.playing))
+        assert drawn is not None and drawn.power == s.lesson.par  # the same proven par
+        seen.add(b)
+    assert len(seen) > 1  # 11 of the 16 values of B fit: twelve draws give more than one
+    said = "".join(t for _, t in s.introduce())
+    assert f"in place of the text's: B = {b:04b} ({b}). Same par." in said
+    reply = s.feed("; ".join(drawn.program().splitlines()))
+    assert "Solved!" in reply.text and "the least power possible" in reply.text
+
+
+def test_practice_from_the_command_line(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "moonasm", "learn", "--practice", "--lesson",
+                          "9"], input=":quit\n", capture_output=True, text=True,
+                         env=_env(tmp_path), timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Lesson 9 of 27: OR: either one" in out.stdout
+    assert "Practice: a fresh variant, with values of its own in place of the text's: B = " \
+        in out.stdout

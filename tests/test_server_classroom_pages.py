@@ -1,8 +1,8 @@
 """The playground and a course in headless Chromium, as a learner, a student and a teacher use
-them (spec §11): a typo's diagnostic under its line as one types, Ctrl-Enter and stepping to the
-goal, a share link opened in a fresh browser, a student's solve with the class's histogram, and
-the teacher's gradebook with its CSV download. Screenshots are taken, narrow and wide, to be
-looked at."""
+them (spec §11): a typo's diagnostic under its line as one types, Ctrl-Enter and stepping back
+from the goal (the debugger's own story is tests/test_debugger_browser.py), a share link opened
+in a fresh browser, a student's solve with the class's histogram, and the teacher's gradebook
+with its CSV download. Screenshots are taken, narrow and wide, to be looked at."""
 
 from __future__ import annotations
 
@@ -134,20 +134,26 @@ def test_a_typo_is_shown_under_its_line_then_fixed_run_and_stepped(school) -> No
         assert _widgets(driver) == []
         ActionChains(driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER) \
             .key_up(Keys.CONTROL).perform()
-        stepper = driver.find_element(By.ID, "stepper")
-        wait_for(lambda: stepper.is_displayed())
-        assert "goal 6 reached" in driver.find_element(By.ID, "status").text
-        where = driver.find_element(By.ID, "where")
-        assert where.text == "statement 1 of 2: line 3 MOV A, RAM1 (cost 1, power left unlimited)"
-        driver.find_element(By.ID, "forward").click()
-        assert where.text.startswith("statement 2 of 2: line 4 ROL A (cost 1")
-        lamps = driver.find_element(By.ID, "lamps").text
-        assert "0110 (6)" in lamps.splitlines()[0]
-        assert len(driver.find_elements(By.CSS_SELECTOR, "#lamps tr:first-child .lamp.on")) == 2
+        status = driver.find_element(By.CSS_SELECTOR, ".stop-status")
+        wait_for(lambda: "goal 6 reached" in status.text)
+        assert status.text == "end: power spent 2 · 2 steps · goal 6 reached"
+        where = driver.find_element(By.CSS_SELECTOR, ".where")
+        assert where.text == "step 2 · the end · power left unlimited"
+        driver.find_element(By.XPATH, "//button[text()='Step back']").click()
+        wait_for(lambda: where.text.startswith("step 1 "))
+        assert where.text == "step 1 · next: line 4 ROL A · power left unlimited"
+        driver.find_element(By.XPATH, "//button[text()='Step']").click()
+        wait_for(lambda: where.text.startswith("step 2 "))
+        lamps = driver.find_element(By.CSS_SELECTOR, "table.lamps").text
+        assert "0110 (6)" in lamps.splitlines()[1]  # under the caption, A
+        assert len(driver.find_elements(By.CSS_SELECTOR,
+                                        "table.lamps tr:first-child .lamp.on")) == 2
+        driver.find_element(By.XPATH, "//button[text()='Step back']").click()
+        wait_for(lambda: where.text.startswith("step 1 "))
         marked = driver.execute_script(
             "return [...document.querySelectorAll('.CodeMirror .current-line')].map(b => "
             "b.parentElement.querySelector('pre.CodeMirror-line').textContent)")
-        assert marked == ["ROL A"]  # the line of the statement shown
+        assert marked == ["ROL A"]  # the line of the statement that runs next
         screenshot(driver, "play-stepped-wide")
         # the editor's text survives a reload (local storage)
         driver.refresh()
@@ -178,11 +184,11 @@ def test_a_fault_is_shown_under_its_line_whichever_statement_it_is(school, sourc
         driver.get(server.url + "/play")
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
         _type(driver, source)
-        driver.find_element(By.ID, "run").click()
-        status = driver.find_element(By.ID, "status")
+        driver.find_element(By.XPATH, "//button[text()='Run']").click()
+        status = driver.find_element(By.CSS_SELECTOR, ".stop-status")
         wait_for(lambda: "power" in status.text, timeout=10)
         fault = f"{source.count(chr(10))}:1: ROL costs 1 but only 0.5 power is left this turn"
-        assert status.text == f"power fault at line {fault}"
+        assert status.text == f"end: power fault at line {fault}"
         faults = wait_for(lambda: [w for w in _widgets(driver)
                                    if w[1].startswith("^ power fault")])
         assert faults == [(line, "^ power fault: ROL costs 1 but only 0.5 power is left "
@@ -197,8 +203,9 @@ def test_the_playground_fits_a_phone(school) -> None:  # type: ignore[no-untyped
     with chromium(400, 900) as driver:
         driver.get(server.url + "/play")
         wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".CodeMirror"))
-        driver.find_element(By.ID, "run").click()
-        wait_for(lambda: driver.find_element(By.ID, "stepper").is_displayed())
+        driver.find_element(By.XPATH, "//button[text()='Run']").click()
+        wait_for(lambda: driver.find_element(By.CSS_SELECTOR,
+                                             ".stop-status").text.startswith("end"))
         width = driver.execute_script("return document.documentElement.scrollWidth")
         assert width <= 400, "the playground scrolls sideways at 400 px"
         screenshot(driver, "play-narrow")

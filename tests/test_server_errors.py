@@ -234,6 +234,9 @@ def test_static_files_are_linked_by_their_digest_and_kept_a_year(inprocess: InPr
     links.add((viewer[0], viewer[1]))
     assert {path for path, _ in links} == {
         "/static/site.css", "/static/favicon.svg", "/static/live.js", "/static/play.js",
+        "/static/handover.js", "/static/hint.js", "/static/workbench.css",
+        "/static/testgames.js",
+        "/static/editor.js", "/static/debugger.js",
         "/static/vendor/codemirror-5.65.21/codemirror.css",
         "/static/vendor/codemirror-5.65.21/codemirror.js", "/static/viewer.js"}
     for path, digest in links:

@@ -101,9 +101,19 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
     visit("GET", f"/api/games/{game}/log", headers=_bearer(alice))
     visit("POST", "/api/check", json={"source": "ROL A\n"})
     visit("POST", "/api/run", json={"source": ".goal 2\nINC A\nINC A\n"})
+    visit("POST", "/api/run", json={"source": "INC A\nINC A\n", "breakpoints": [2],
+                                    "watch": ["A changes"]})
     shared = visit("POST", "/api/programs", json={"source": "ROL A\n"}).json()["id"]
     visit("GET", f"/api/programs/{shared}")
     visit("GET", f"/p/{shared}")
+    visit("POST", "/api/hint", json={"source": ".goal 2\nINC A\n"})
+    visit("GET", f"/diff/{shared}/{shared}")
+    visit("GET", f"/diff?from={shared}&to={shared}", follow_redirects=False)
+    visit("GET", f"/diff/bots/{bots[0]}/{bots[1]}")
+    tested = visit("POST", "/api/test-games", headers=_bearer(alice), json={
+        "source": "END\n", "opponents": ["hoarder", bots[0]], "games": 2}).json()
+    for path in (f"/api/test-games/{tested['test']}", tested["viewer"], "/play/opponents.json"):
+        visit("GET", path)
     challenge = visit("POST", "/api/challenges", headers=_bearer(alice),
                       json={"bot": bots[0], "opponents": [bots[1]], "games": 1}).json()
     visit("GET", f"/api/challenges/{challenge['challenge']}", headers=_bearer(alice))
@@ -127,15 +137,20 @@ def test_every_route_keeps_sqlite_off_the_event_loop(served: dict[str, Any],
         visit("GET", path)
     visit("POST", "/courses/lessons/05-rol/answers", content=b"ROL A\n",
           headers={"X-CSRF-Token": csrf})
+    visit("POST", "/play/test-games", json={"source": "END\n", "opponents": [bots[0]]},
+          headers={"X-CSRF-Token": csrf})
+    visit("GET", "/play/opponents.json")
     visit("POST", "/signout", data={"csrf": csrf}, follow_redirects=False)
     visit("POST", f"/api/admin/bots/{bots[1]}/disable", headers=_bearer(admin))
     visit("DELETE", f"/api/bots/{bots[0]}", headers=_bearer(alice))
 
     assert not [k for k, v in statuses.items() if v >= 500], statuses
     assert statuses["GET /no/such/page"] == 404
+    assert statuses[f"GET /diff/{shared}/{shared}"] == 200
     assert statuses["POST /submit"] == 201
     assert statuses["GET /courses/lessons/grades"] == 200
     assert statuses[f"DELETE /api/bots/{bots[0]}"] == 204
+    assert statuses[f"GET {tested['viewer']}"] == statuses["POST /play/test-games"] == 200
     assert on_the_loop == [], on_the_loop[0]
 
 

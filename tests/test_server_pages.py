@@ -78,7 +78,10 @@ def test_submit_form_shows_diagnostics_then_accepts(site) -> None:  # type: igno
     with chromium(1200, 1600) as driver:
         driver.get(server.url + "/submit")
         driver.find_element(By.NAME, "token").send_keys(site["<b>eve</b>"])
-        driver.find_element(By.NAME, "source").send_keys('.name "eve"\nMOV A, RAM1\nINCC A\n')
+        # the source is written in the one editor (it checks as one types)
+        driver.find_element(By.CSS_SELECTOR, ".CodeMirror").click()
+        driver.find_element(By.CSS_SELECTOR, ".CodeMirror textarea").send_keys(
+            '.name "eve"\nMOV A, RAM1\nINCC A\n')
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
         # the form's answer is a new page: wait for it (a busy machine may take a while)
         shown = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".diagnostics"))[0].text
@@ -86,10 +89,10 @@ def test_submit_form_shows_diagnostics_then_accepts(site) -> None:  # type: igno
         screenshot(driver, "submit-refused-wide")
         # the name is text, never markup; the source typed is kept for fixing
         assert driver.find_elements(By.CSS_SELECTOR, "main b") == []
-        area = driver.find_element(By.NAME, "source")
-        assert "INCC A" in area.get_attribute("value")
-        area.clear()
-        area.send_keys('.name "eve"\nMOV A, RAM1\nINC A\n')
+        editor = "return document.querySelector('.CodeMirror').CodeMirror"
+        assert "INCC A" in driver.execute_script(editor + ".getValue()")
+        driver.execute_script(editor + ".setValue(arguments[0])",
+                              '.name "eve"\nMOV A, RAM1\nINC A\n')
         driver.find_element(By.NAME, "token").send_keys(site["<b>eve</b>"])
         driver.find_element(By.CSS_SELECTOR, "form button[type=submit]").click()
         accepted = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "p.ok"))[0].text

@@ -166,6 +166,9 @@ def test_a_schema_1_store_with_one_name_for_two_people_is_upgraded(tmp_path: Pat
         "person 5's",
         f"moonasm serve: renamed person 8 (student of lessons) from '{long}' to "
         f"'{'x' * 36} (2)': the name is person 7's",
+        f"moonasm serve: upgraded {store} to schema 3: the hints the courses gave",
+        f"moonasm serve: upgraded {store} to schema 4: the playground's test games, kept 24 "
+        "hours",
     ]
     assert serve(directory, "--add-author", "dan")[1].startswith("author_")  # no second note
     server = Server(directory).start()

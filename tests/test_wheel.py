@@ -58,13 +58,18 @@ def test_the_wheel_carries_the_grammar(wheel: Path) -> None:
         names = zf.namelist()
         assert "moonasm/grammar/moon.lark" in names
         packaged = zf.read("moonasm/grammar/moon.lark").decode("utf-8")
+        watches = zf.read("moonasm/grammar/watch.lark").decode("utf-8")  # the debugger's
     assert packaged == (ROOT / "grammar" / "moon.lark").read_text(encoding="utf-8")
+    assert watches == (ROOT / "grammar" / "watch.lark").read_text(encoding="utf-8")
     # the rules, which `moonasm rules` prints
     assert zf_rules(wheel) == (ROOT / "docs" / "rules.md").read_text(encoding="utf-8")
     assert "moonasm/isa.py" in names and "moonasm/cli/main.py" in names
     # the report's template and the viewer's static files (the server serves them too)
     assert {f"moonasm/contest/{name}" for name in ("report.html", "static/viewer.js",
             "static/viewer.css", "static/viewer.html")} <= set(names)
+    # the example bots, the server's test games' opponents (server/views/testgames.py)
+    assert {f"moonasm/example_bots/{name}.masm" for name in ("builder", "counter",
+                                                              "hoarder")} <= set(names)
     assert not any(n.startswith("tests/") for n in names)
 
 

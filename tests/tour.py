@@ -22,6 +22,18 @@ sys.path.insert(0, str(Path(__file__).parent))
 from server_helpers import BOTS, Server, add, bot_source, init, submit, wait_for  # noqa: E402
 
 WIDTHS = (1280, 400)
+# The course's hints and dates, shown on its pages: 05-rol's answers, sent after its own due
+# date, are late (its late due is years away); the others are due later.
+COURSE_SETTINGS = """hints = 1
+hint_cost = 0.1
+due = 2030-06-01T12:00:00+02:00
+late_due = 2030-06-08T12:00:00+02:00
+
+[[courses.puzzle]]
+name = "05-rol"
+due = 2026-01-01T00:00:00Z
+late_due = 2030-01-01T00:00:00Z
+"""
 STUDENT_ANSWERS = {"ana": "ROL A\n", "ben": "ROL A\n", "cleo": "INC A\n" * 3,
                    "dev": "ROL A\n", "eli": "INC A\nINC A\nINC A\n"}
 
@@ -59,6 +71,13 @@ class Contest:
             Stop("game", f"/games/{ids['game']}", None, "game"),
             Stop("play", "/play", None, "play"),
             Stop("shared", f"/p/{ids['share']}", None, "shared"),
+            Stop("diff", f"/diff/{ids['share']}/{ids['share2']}", None, "diff"),
+            Stop("diff_form", f"/diff?from={ids['share2']}&to=/p/{ids['share']}", None,
+                 "diff-form"),
+            Stop("bot_diff", f"/diff/bots/{ids['versions'][0]}/{ids['versions'][1]}",
+                 "<b>eve</b>", "bot-diff"),
+            Stop("play", "/play", "ada", "play-author"),
+            Stop("test_game", f"/test-games/{ids['test']}", None, "test-game"),
             Stop("courses", "/courses", "ana", "courses"),
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
@@ -69,6 +88,8 @@ class Contest:
                  "admin", "student-answers"),
             Stop("student", f"/courses/lessons/students/{ids['student']}", "ana",
                  "student-own"),
+            Stop("student_answers", f"/courses/lessons/students/{ids['student']}/05-rol",
+                 "ana", "student-answers-own"),
             Stop("admin", "/admin", "admin", "admin"),
         ]
 
@@ -78,6 +99,8 @@ def contest(directory: Path) -> Iterator[Contest]:
     """The tour's contest, served (a real `moonasm serve`), its games played and its final
     finished before the tour begins."""
     admin = init(directory, games=6, min_games=2)
+    settings = directory / "contest.toml"
+    settings.write_text(settings.read_text() + COURSE_SETTINGS)  # its course is the last table
     tokens = {"admin": admin}
     for name in ("ada", "bo", "cy", "<b>eve</b>"):
         tokens[name] = add(directory, name)
@@ -86,6 +109,7 @@ def contest(directory: Path) -> Iterator[Contest]:
     server = Server(directory, jobs=2).start()
     try:
         ids: dict[str, Any] = {}
+        versions: dict[str, int] = {}
         for name, source in (("ada", (BOTS / "builder.masm").read_bytes()),
                              ("bo", (BOTS / "counter.masm").read_bytes()),
                              ("cy", bot_source("gamma", "hoarder")),
@@ -93,6 +117,7 @@ def contest(directory: Path) -> Iterator[Contest]:
             answer = submit(server, tokens[name], source)
             assert answer.status_code == 201, answer.text
             ids.setdefault("bot", answer.json()["bot"])
+            versions[name] = answer.json()["bot"]
         with server.client() as c:
             wait_for(lambda: len(c.get("/api/games?hill=main").json()["games"]) >= 6,
                      timeout=60)
@@ -100,6 +125,21 @@ def contest(directory: Path) -> Iterator[Contest]:
             shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
                                                              "MOV A, RAM1\nROL A\n"})
             ids["share"] = shared.json()["id"]
+            shared = c.post("/api/programs", json={"source": ".goal 6\n.set RAM1, 3\n"
+                                                             "MOV A, RAM1\nINC A\nINC A\n"
+                                                             "INC A\n"})
+            ids["share2"] = shared.json()["id"]
+            tested = c.post("/api/test-games", json={
+                "source": bot_source("<i>mine</i>", "counter"), "opponents": ["builder"],
+                "games": 2})
+            assert tested.status_code == 200, tested.text
+            ids["test"] = tested.json()["test"]
+        # a second version of a bot, once the games are played: its author compares the two
+        second = submit(server, tokens["<b>eve</b>"],
+                        bot_source("<script>x</script>", "builder").replace(
+                            "# builder: builds", "# builder, v2: builds") + "# v2's end\n")
+        assert second.status_code == 201, second.text
+        ids["versions"] = [versions["<b>eve</b>"], second.json()["bot"]]
         for name, answer_text in STUDENT_ANSWERS.items():
             with server.client(tokens[name]) as c:
                 graded = c.post("/api/courses/lessons/puzzles/05-rol/answers",

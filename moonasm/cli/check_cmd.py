@@ -2,7 +2,9 @@
 warnings (an unused label, a statement that can never run, an operation that costs more than
 a turn's power), each with its line, column and a caret, then a summary line. A puzzle's
 `.par` is checked against the optimum the solver proves: below it is an error, above it a
-warning. `--no-warn KIND` silences a kind of warning, `--events off` the ERROR guards (no event
+warning. A puzzle that marks values with `.vary` is told how many of its variants fit (their
+proven optimum is the puzzle's own), and warned when none but the puzzle as written does.
+`--no-warn KIND` silences a kind of warning, `--events off` the ERROR guards (no event
 card, nothing to guard). Exit status 0 when every file is valid (warnings or not), 3
 otherwise, 2 for a usage error."""
 
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
 
     from moonasm.lang.check import Program
     from moonasm.lang.parse import Parsed
+    from moonasm.solve.variants import Fitting
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -94,6 +97,9 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
             par_errors = [d for d in par if d.severity == "error"]
             if par_errors:
                 program = None  # a par no program can meet makes the puzzle invalid
+            fits = _fitting(program) if program is not None else None
+            if fits is not None and fits.count <= 1 and not fits.estimated:
+                par.append(_no_variant(parsed, fits))
             found = find_warnings(result.program, silenced) if result.program is not None else []
             if "all" in silenced:
                 par = par_errors
@@ -111,10 +117,12 @@ def check_files(paths: list[str], *, bot: bool = False, max_errors: int | None =
                 print_diagnostics(name, parsed.lines, visible)
             shown += [diagnostic_json(d, name) for d in visible]
             files.append({"file": name, "ok": program is not None,
-                          "statements": program.statement_count if program is not None else None})
+                          "statements": program.statement_count if program is not None else None,
+                          "variants": None if fits is None else fits.to_json()})
             if program is not None and not as_json:
                 what = "bot" if program.bot else "script"
-                print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')})")
+                print(f"{name}: ok ({what}, {count(program.statement_count, 'statement')}"
+                      f"{'' if fits is None else '; ' + _fitting_text(fits)})")
     summary = _summary(errors, warnings, errors_shown, files_with_problems, len(texts))
     ok = errors == 0
     if as_json:
@@ -133,6 +141,42 @@ def _par_problems(program: Program, parsed: Parsed) -> list[Diagnostic]:
     from moonasm.par import verify
 
     return verify(program, parsed)
+
+
+def _fitting(program: Program) -> Fitting | None:
+    """How many variants of a puzzle with `.vary` fit (None without `.vary`), proved through
+    the user's cache of variants (only then is the solver imported)."""
+    if not program.config.vary or program.config.goal is None:
+        return None
+    from moonasm.par import variant_proofs
+    from moonasm.solve.variants import fitting
+
+    proofs = variant_proofs()
+    found = fitting(program, proofs)
+    proofs.save()
+    return found
+
+
+def _fitting_text(fits: Fitting) -> str:
+    """`39 of 240 variants fit` (`about 250 of 4,032` when estimated)."""
+    about = "about " if fits.estimated else ""
+    return f"{about}{fits.count:,} of {fits.of:,} variants fit"
+
+
+def _no_variant(parsed: Parsed, fits: Fitting) -> Diagnostic:
+    """The warning of a `.vary` that gives every student the puzzle as written."""
+    from moonasm.lang.nodes import Directive
+
+    span = next(node.span for node in parsed.nodes
+                if isinstance(node, Directive) and node.name.lower() == ".vary")
+    if fits.optimum is None:
+        message = ("the solver proves no optimum of the puzzle as written (no program reaches "
+                   "the goal, or none within its budget): every student gets it as written")
+    else:
+        why = "no variant has" if fits.count == 0 else "only the puzzle as written has"
+        message = (f"{why} the puzzle's own optimum: every student gets the puzzle as "
+                   "written (mark other values, or fewer)")
+    return Diagnostic("semantic", message, span, severity="warning")
 
 
 def _count(n: int, what: str) -> str:

@@ -3,6 +3,8 @@ each operation in turn to RAM, two-player turns, hackers and hacker-level budget
 
 Each lesson says what it teaches, its goal and its par (the least power that solves it);
 type operations as in `moonasm repl`. A solve shows the optimum beside your cost and moves on.
+A lesson is played as written; with --practice a lesson that marks values (.vary) gives you
+a fresh variant each time you come to it: other values, the same par.
 :hint gives the next operation of a cheapest solution, :solve all of it, :lessons the path.
 Progress is kept in $XDG_STATE_HOME/moonasm/learn.json (~/.local/state/moonasm/learn.json).
 """
@@ -21,6 +23,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="start at lesson N (default: where you left off)")
     p.add_argument("--list", action="store_true",
                    help="list the lessons and your progress, then leave")
+    p.add_argument("--practice", action="store_true",
+                   help="play each lesson that marks values (.vary) as a fresh variant each "
+                   "time: other values, the same proven par")
     p.add_argument("--reset", action="store_true", help="forget your progress first")
     p.add_argument("--no-history", action="store_true",
                    help="do not read or write the history file")
@@ -48,7 +53,7 @@ def main(args: argparse.Namespace) -> int:
     interactive = not args.plain and sys.stdin.isatty() and sys.stdout.isatty()
     glyphs = rd.glyphs_for(sys.stdout.encoding, lamps=interactive)
     start = None if args.lesson is None else args.lesson - 1
-    session = LearnSession(path_lessons, progress, glyphs, start)
+    session = LearnSession(path_lessons, progress, glyphs, start, practice=args.practice)
     if args.list:
         print(session.cmd_lessons("").text, end="")
         return ExitStatus.OK

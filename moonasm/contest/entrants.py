@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,11 +75,15 @@ def read_bot(file: str, max_size: int) -> bytes | Rejected:
 
 
 def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,
-         distinct: bool = True) -> tuple[list[Entrant], list[Rejected]]:
+         distinct: bool = True,
+         read: Callable[[str], bytes | Rejected] | None = None) -> tuple[list[Entrant],
+                                                                         list[Rejected]]:
     """Check every submission as a bot for a `bits`-wide game.
 
     `distinct`: a tournament's entrants are distinct bots, so a second file with the same
-    content is rejected as a duplicate; a match may seat the same bot twice."""
+    content is rejected as a duplicate; a match may seat the same bot twice. `read` gives a
+    file's bytes (default: `read_bot` from disk; the server's test games give sources it
+    holds, so that they are the entrants `moonasm match` makes of files of those names)."""
     from moonasm.game.bots import check_bot
     from moonasm.lang.parse import decode
 
@@ -86,7 +91,7 @@ def load(files: list[str], bits: int, max_size: int = DEFAULT_MAX_BOT_SIZE,
     rejected: list[Rejected] = []
     seen: dict[str, int] = {}
     for file in files:
-        data = read_bot(file, max_size)
+        data = read_bot(file, max_size) if read is None else read(file)
         if isinstance(data, Rejected):
             rejected.append(data)
             continue

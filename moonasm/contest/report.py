@@ -4,7 +4,10 @@ It shows the standings (μ ± σ, wins/ties/losses, games, faults), the head-to-
 (competitive: the win rate of the row's bot against the column's; cooperative: the games the
 two won together and their mean rounds), each bot's faults with the statement, the machine
 state it met, a link to its frame in the viewer and the command that replays it in a terminal,
-and a replay viewer.
+and a replay viewer. The viewer's **Open in playground** writes a frame as a program (its
+state as directives, `viewer.js`'s `frameProgram`): on a server's page it opens `/play` with
+it (the body's `data-play-url`), in report.html, which has no server, a dialog to copy or
+save it.
 
 The viewer draws frames; it knows no rule. Each frame is the table after one event — the
 typed events of the game fed to `TableState`, the one place that knows what an event does to
@@ -84,6 +87,7 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
         "mode": setup.options.mode,
         "bits": setup.options.bits,
         "players": setup.players,
+        "hackers": _hackers(setup.options),
         "games_played": len(records),
         "standings": [_standing(rank, s, keys[s.sha256], public)
                       for rank, s in enumerate(table, 1)],
@@ -100,6 +104,12 @@ def write_report(path: Path, setup: Setup, table: list[Standing],
         faults = _faults(setup, table, records, store, frames, shown)
         out.write('],"faults":' + embed_json({keys[k]: v for k, v in faults.items()}) + "}")
         out.write(after)
+
+
+def _hackers(options: GameOptions) -> dict[str, str]:
+    """Each seat's hacker (JSON keys: seat numbers as text), for the viewer's frame programs
+    (`.hacker N, KIND`): the costs a frame's continuation pays."""
+    return {str(seat): kind for seat, kind in sorted(options.hackers.items())}
 
 
 def _standing(rank: int, s: Standing, key: str, public: bool) -> dict[str, Any]:
@@ -387,7 +397,7 @@ def viewer_payload(options: GameOptions, names: list[str], programs: list[Progra
     if result is not None:
         game["result"] = result
     data = {"title": f"game {game_id}", "mode": options.mode, "bits": options.bits,
-            "players": len(names), "games": [game]}
+            "players": len(names), "hackers": _hackers(options), "games": [game]}
     text = embed_json(data)
     fragment = static_text("viewer.html") + \
         f'<script type="application/json" id="data">{text}</script>'

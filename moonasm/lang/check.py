@@ -106,6 +106,7 @@ class Config:
     name: str | None = None
     author: str | None = None
     par: int | None = None  # halves: a puzzle's optimal power (`.par`), for the solver
+    vary: tuple[str, ...] = ()  # the places `.vary` marks, as written: "A", "RAM1", "goal"
 
     @property
     def mask(self) -> int:

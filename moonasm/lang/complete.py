@@ -126,6 +126,8 @@ def directive_candidates(name: str, index: int, ctx: Context) -> list[Candidate]
     if kind == "place":
         return [Candidate(r, "register") for r in isa.REGISTERS] + \
             [Candidate(f"RAM{n}", "RAM module") for n in range(1, ctx.players + 1)]
+    if kind == "vary":
+        return directive_candidates(".set", 0, ctx) + [Candidate("goal", "the goal")]
     if kind == "hacker":
         return [Candidate(h.name, h.summary) for h in isa.HACKERS.values()]
     if kind == "disable":

@@ -58,6 +58,9 @@ class Machine(Protocol):
 
 MAX_BITS = 16
 
+# What `.vary` may mark (spec §11.1): a place a puzzle sets, or its goal.
+VARY_PLACES = (*isa.REGISTERS, *isa.RAM_WORDS[1:], "GOAL")
+
 # What each operand kind accepts (for help, completion and the language server).
 OPERAND_KINDS: dict[str, str] = {
     "count": "a whole number",
@@ -68,6 +71,7 @@ OPERAND_KINDS: dict[str, str] = {
     "player": "a player 1-4",
     "hacker": "addition, copy, rotation or logic",
     "disable": "a register B-D or a machine operation",
+    "vary": "a register A-D, a module RAM1-RAM4 (RAM: RAM1) or goal",
     "string": 'a string in quotes: "…"',
 }
 
@@ -268,6 +272,21 @@ def _disable(operands: Sequence[Operand]) -> str:
                 f"{suggest(arg.text, disableable)}", arg.span)
 
 
+def _vary(operands: Sequence[Operand]) -> str:
+    """`.vary A`, `.vary RAM2`, `.vary goal`: a place whose value each student draws. `RAM`
+    alone is the first player's, RAM1 (the module `RAM` names at the puzzle's start)."""
+    from moonasm.lang.check import suggest
+
+    arg = operands[0]
+    word = arg.text.upper()
+    if word == "RAM":
+        word = "RAM1"
+    if arg.kind == "word" and word in VARY_PLACES:
+        return word.lower() if word == "GOAL" else word
+    raise _fail("semantic", f".vary takes a register A-D, a module RAM1-RAM4 or goal, not "
+                f"'{arg.text}'{suggest(arg.text, [*VARY_PLACES[:-1], 'goal'])}", arg.span)
+
+
 def _string(key: str) -> Callable[[Sequence[Operand]], str]:
     def parse(operands: Sequence[Operand]) -> str:
         arg = operands[0]
@@ -300,6 +319,18 @@ def _validate_set(value: tuple[str, int], config: Config) -> list[tuple[int, str
         problems.append((0, f"{where} does not exist with {config.players} player{plural}"))
     return problems + _fits(lambda v: f"value {shown(v[1])} for {v[0]}",
                             lambda c, v: c.sets.get(v[0]) == v[1], 1)(value, config)
+
+
+def _validate_vary(value: str, config: Config) -> list[tuple[int, str]]:
+    """What a marked place needs: a puzzle (a `.goal`) and a module that exists. A register
+    or module the puzzle does not `.set` may be marked: it starts at 0 as written, and each
+    variant draws it like any other."""
+    if config.goal is None:
+        return [(0, ".vary marks a puzzle's values, but the file declares no .goal")]
+    if value.startswith("RAM") and int(value[3:]) > config.players:
+        plural = "s" if config.players > 1 else ""
+        return [(0, f"{value} does not exist with {config.players} player{plural}")]
+    return []
 
 
 def _playing(value: Any, config: Config) -> list[tuple[int, str]]:
@@ -388,6 +419,11 @@ TABLE: tuple[DirectiveSpec, ...] = (
                   _replace(disabled=lambda c, v: c.disabled | {v}), setup=_setup_disable,
                   flag=Flag("--disable", "X", "register B-D or an operation unusable, as an "
                             "ERROR card leaves it (repeatable)", repeatable=True)),
+    DirectiveSpec(".vary", ("vary",), "X", "a puzzle's value each student draws: register "
+                  "A-D, RAMn or goal (spec §11.1; run plays it as written)", True, _vary, str,
+                  _replace(vary=lambda c, v: (*c.vary, v)), key=lambda v: f"vary {v}",
+                  twice=lambda v, line: f"{v} is marked twice{_first(line)}",
+                  validate=_validate_vary),
     DirectiveSpec(".turn", ("player",), "N", "start a new turn for player N (power "
                   "refilled)", False, lambda ops: _player(ops[0], ".turn"), str,
                   validate=_validate_turn),
@@ -421,6 +457,7 @@ def directives_of(config: Config) -> list[tuple[DirectiveSpec, Any]]:
         out.append((SPECS[".goal"], config.goal))
     out += [(SPECS[".hacker"], item) for item in sorted(config.hackers.items())]
     out += [(SPECS[".disable"], what) for what in sorted(config.disabled)]
+    out += [(SPECS[".vary"], place) for place in config.vary]
     for field, name in (("name", ".name"), ("author", ".author"), ("par", ".par")):
         value = getattr(config, field)
         if value is not None:

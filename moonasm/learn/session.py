@@ -4,6 +4,11 @@ Everything typed runs as in `moonasm repl` (the same session: validation as you 
 `:undo`, `:end`); on top of it a lesson watches for its goal, explains a fault in words, and
 after a solve sets the learner's cost beside the optimum the solver proves. `:hint` and
 `:solve` (the REPL's own) ask the solver about the machine as it is now.
+
+A lesson is played as written; in practice (`moonasm learn --practice`) a lesson that marks
+values with `.vary` is played as a fresh variant each time it is loaded, drawn with a random
+secret as a course draws a student's (`moonasm.solve.variants`): other values, the same
+proven optimum, so the par still holds.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ from moonasm.repl.render import Fragments, Glyphs
 from moonasm.repl.reply import FAULT, INVALID, Reply, Source
 from moonasm.repl.sandbox import Sandbox
 from moonasm.solve.puzzles import Lesson
+from moonasm.solve.variants import Memo
 
 if TYPE_CHECKING:
+    from moonasm.lang.check import Config
     from moonasm.repl.session import BaseSession
     from moonasm.solve import Solution
     from moonasm.vm.interpret import TurnOutcome
@@ -28,11 +35,15 @@ class LearnSession(Sandbox):
     """The sandbox with a lesson loaded; `index` is the lesson being played."""
 
     def __init__(self, lessons: list[Lesson], progress: Progress, glyphs: Glyphs = rd.LAMPS,
-                 start: int | None = None):
+                 start: int | None = None, practice: bool = False):
         super().__init__(glyphs)
         self.lessons = lessons
         self.progress = progress
-        self.optimum: dict[str, Solution | None] = {}
+        self.practice = practice
+        self.playing: Config = lessons[0].config  # the lesson as played: a variant in practice
+        self.drawn: dict[str, int] = {}  # the variant's values, shown in practice
+        self.prover = Memo()  # the proofs of the variants drawn, kept while the session lasts
+        self.optimum: dict[str, Solution | None] = {}  # by the starting directives
         self.reached = False
         self.fault_kind: str | None = None
         if start is None:
@@ -49,12 +60,22 @@ class LearnSession(Sandbox):
         return self.lessons[self.index]
 
     def load(self, index: int) -> None:
-        """Set the machine up as lesson `index` asks (its directives, run quietly)."""
+        """Set the machine up as lesson `index` asks (its directives, run quietly); in
+        practice, as a fresh variant of it."""
         from moonasm.solve import Problem
 
         self.index = index
         self.reset()
-        setup = Problem.from_config(self.lesson.config).directives()
+        self.playing, self.drawn = self.lesson.config, {}
+        if self.practice and self.lesson.config.vary:
+            import secrets
+
+            from moonasm.solve.variants import variant
+
+            drawn = variant(self.lesson.config, secrets.token_bytes(16), "practice",
+                            self.lesson.slug, "you", self.prover)
+            self.playing, self.drawn = drawn.config, drawn.values if drawn.fitted else {}
+        setup = Problem.from_config(self.playing).directives()
         reply = super().run_source(setup, Source("lesson"))
         assert reply.ok, reply.text
         self._rebase()
@@ -63,13 +84,19 @@ class LearnSession(Sandbox):
 
     def introduce(self) -> Fragments:
         lesson, g = self.lesson, self.glyphs
-        c = lesson.config
+        c = self.playing
+        goal = c.goal if c.goal is not None else lesson.goal
         out: Fragments = [("class:help.title",
                            f"Lesson {self.index + 1} of {len(self.lessons)}: {lesson.title}\n")]
         for paragraph in lesson.teaches.split("\n\n"):
             out.append(("", _wrap(paragraph) + "\n"))
-        out.append(("class:note", f"goal: A = {rd.bits_text(lesson.goal, c.bits)} "
-                    f"({lesson.goal})   par: {rd.halves(lesson.par, g)} power"
+        if self.drawn:
+            values = ", ".join(f"{where} = {rd.bits_text(value, c.bits)} ({value})"
+                               for where, value in self.drawn.items())
+            out.append(("class:explain", f"Practice: a fresh variant, with values of its own "
+                        f"in place of the text's: {values}. Same par.\n"))
+        out.append(("class:note", f"goal: A = {rd.bits_text(goal, c.bits)} "
+                    f"({goal})   par: {rd.halves(lesson.par, g)} power"
                     + ("" if c.power is None else f"   {rd.halves(c.power, g)} power a turn")
                     + "\n"))
         best = self.progress.best.get(lesson.slug)
@@ -127,15 +154,18 @@ class LearnSession(Sandbox):
         operations = sum(len(ops) for _, ops in self.journal) + len(self.log)
         return int(self.machine.spent), operations
 
-    def best_for(self, lesson: Lesson) -> Solution | None:
+    def best_for(self, config: Config) -> Solution | None:
+        """A cheapest solution of the lesson as played."""
         from moonasm.solve import BudgetExceeded, Problem, solve
 
-        if lesson.slug not in self.optimum:
+        problem = Problem.from_config(config)
+        key = problem.directives()
+        if key not in self.optimum:
             try:
-                self.optimum[lesson.slug] = solve(Problem.from_config(lesson.config))
+                self.optimum[key] = solve(problem)
             except BudgetExceeded:
-                self.optimum[lesson.slug] = None
-        return self.optimum[lesson.slug]
+                self.optimum[key] = None
+        return self.optimum[key]
 
     def celebrate(self, reply: Reply) -> None:
         from moonasm.solve.advice import words
@@ -143,7 +173,7 @@ class LearnSession(Sandbox):
         g = self.glyphs
         halves, operations = self.spent()
         lesson = self.lesson
-        optimum = self.best_for(lesson)
+        optimum = self.best_for(self.playing)
         mine = f"{rd.halves(halves, g)} power in {operations} operation" \
             f"{'s' if operations != 1 else ''}"
         reply.add(f"Solved! You spent {mine}.\n", "class:ok")

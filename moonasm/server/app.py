@@ -28,10 +28,21 @@ from moonasm.server.ladder import Ladder
 from moonasm.server.live import Broker
 from moonasm.server.runs import Replays, Runs
 from moonasm.server.site import STATIC, TEMPLATES, Site
-from moonasm.server.views import admin, auth, bots, courses, games, health, hills, playground
+from moonasm.server.views import (
+    admin,
+    auth,
+    bots,
+    courses,
+    diff,
+    games,
+    health,
+    hills,
+    playground,
+    testgames,
+)
 
 VIEWER_FILES = ("viewer.js", "viewer.css")  # the report's, served from its folder
-AREAS = (hills, bots, games, auth, admin, playground, courses, health)
+AREAS = (hills, bots, games, auth, admin, playground, testgames, courses, health, diff)
 
 
 def build(directory: Path, where: execute.Where,
@@ -58,6 +69,7 @@ def build(directory: Path, where: execute.Where,
         broker.bind(asyncio.get_running_loop())
         ladder.start()
         site.runs.start()
+        await db.execute_write_fn(testgames.purge, db)
         try:
             yield
         finally:

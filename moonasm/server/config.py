@@ -9,6 +9,7 @@ error names the file, the line and the key, as an organiser editing the file nee
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 import tomllib
 from collections.abc import Callable, Mapping
@@ -100,14 +101,46 @@ class Hill:
 
 
 @dataclass(frozen=True)
+class Dates:
+    """When a puzzle's answers are due (spec §11.1): an answer received after `due` is late,
+    its score times `late_factor`; after `late_due` it is graded but scores 0. None: no such
+    date."""
+
+    due: dt.datetime | None = None
+    late_due: dt.datetime | None = None
+    late_factor: float = 0.5
+
+    def timing(self, received: float) -> str:
+        """An answer received at `received` (seconds since the epoch): `on time`, `late`
+        or `too late` (the words of `gradebook.timing`)."""
+        if self.late_due is not None and received > self.late_due.timestamp():
+            return "too late"
+        if self.due is not None and received > self.due.timestamp():
+            return "late"
+        return "on time"
+
+    def kept(self, timing: str) -> float:
+        """What an answer of that timing keeps of its score."""
+        return {"on time": 1.0, "late": self.late_factor, "too late": 0.0}[timing]
+
+
+@dataclass(frozen=True)
 class Course:
     key: str
     title: str
     puzzles: str  # "lessons" or a directory (relative to the contest directory)
     lessons: tuple[Lesson, ...] = ()  # the puzzles, in order (loaded with the contest)
+    hints: int = 0  # unsolved attempts at a puzzle before a hint is given; 0: no hints
+    hint_cost: float = 0.0  # of a puzzle's score (1), taken for each hint used on it
+    dates: Dates = Dates()  # the course's own
+    puzzle_dates: tuple[tuple[str, Dates], ...] = ()  # a `[[courses.puzzle]]`'s, by name
 
     def lesson(self, name: str) -> Lesson | None:
         return next((p for p in self.lessons if p.slug == name), None)
+
+    def dates_of(self, name: str) -> Dates:
+        """The puzzle's dates: its `[[courses.puzzle]]` table's, else the course's."""
+        return next((d for n, d in self.puzzle_dates if n == name), self.dates)
 
 
 @dataclass(frozen=True)
@@ -185,9 +218,13 @@ def parse(text: str, name: str, directory: Path | None = None) -> Contest:
         raise fail(None, 0, "seed", "must be a whole number 0 or more (--init writes a secret "
                    "random one)" if seed is not None else "the contest needs its secret seed")
     hills = [_hill(t, i, fail) for i, t in enumerate(_tables(doc, "hills", fail))]
-    courses = [_course(t, i, fail) for i, t in enumerate(_tables(doc, "courses", fail))]
+    courses: list[Course] = []
+    for i, t in enumerate(_tables(doc, "courses", fail)):
+        puzzle_tables = sum(len(c.puzzle_dates) for c in courses)
+        courses.append(_course(t, i, fail, puzzle_tables))
     if directory is not None:
-        courses = [_with_puzzles(c, i, directory, fail) for i, c in enumerate(courses)]
+        courses = [_with_puzzles(c, i, directory, fail, courses[:i])
+                   for i, c in enumerate(courses)]
     for table, keys in (("hills", [h.key for h in hills]), ("courses", [c.key for c in courses])):
         for i, key in enumerate(keys):
             if key in keys[:i]:
@@ -242,26 +279,110 @@ def _hill(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]
                 values["bots_per_author"], values["min_games"])
 
 
-def _course(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError]) -> Course:
-    readers: dict[str, Callable[[Any], Any]] = {"key": _key, "title": _title,
-                                                "puzzles": _puzzles}
+def _fraction(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"must be a number from 0 to 1, not {value!r}")
+    return float(value)
+
+
+def _moment(value: Any) -> dt.datetime:
+    """A TOML date-time with an offset, or an RFC 3339 string: a moment everywhere the same,
+    so a date-time without its offset (whose moment depends on the server's clock) is
+    refused."""
+    if isinstance(value, str):
+        try:
+            value = dt.datetime.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"must be a date-time with its offset, as "
+                             f"2026-12-01T23:59:00+01:00 or 2026-12-01T22:59:00Z, not "
+                             f"{value[:60]!r}") from None
+    if not isinstance(value, dt.datetime):
+        raise ValueError("must be a date-time with its offset, as 2026-12-01T23:59:00+01:00 "
+                         "(a time of day too, not only a date), not "
+                         + (value.isoformat() if isinstance(value, dt.date) else repr(value)))
+    if value.utcoffset() is None:
+        raise ValueError(f"{value.isoformat()} has no offset: give it as "
+                         f"{value.isoformat()}Z (UTC) or with the offset of its time zone, "
+                         f"as {value.isoformat()}+01:00")
+    return value
+
+
+COURSE_KEYS = ("key", "title", "puzzles", "hints", "hint_cost", "due", "late_due",
+               "late_factor", "puzzle")
+PUZZLE_KEYS = ("name", "due", "late_due")
+
+
+def _course(table: Mapping[str, Any], index: int, fail: Callable[..., ConfigError],
+            puzzle_tables: int = 0) -> Course:
+    """The `index`-th `[[courses]]`; `puzzle_tables` is how many `[[courses.puzzle]]` tables
+    the courses before it hold (an error in one names its line)."""
+    readers: dict[str, Callable[[Any], Any]] = {
+        "key": _key, "title": _title, "puzzles": _puzzles, "hints": _whole(0, 1000),
+        "hint_cost": _fraction, "due": _moment, "late_due": _moment, "late_factor": _fraction}
     values = {}
     for key, value in table.items():
-        if key not in readers:
+        if key not in COURSE_KEYS:
             raise fail("courses", index, key,
-                       f"not a course key (they are {', '.join(readers)})")
+                       f"not a course key (they are {', '.join(COURSE_KEYS)})")
+        if key == "puzzle":
+            continue
         try:
             values[key] = readers[key](value)
         except ValueError as e:
-            raise fail("courses", index, key, str(e)) from None
+            named = f"course '{table['key']}': " if key != "key" and "key" in values else ""
+            raise fail("courses", index, key, named + str(e)) from None
     for key in ("key", "puzzles"):
         if key not in values:
             raise fail("courses", index, None, f"a course needs {key}")
-    return Course(values["key"], values.get("title") or values["key"], values["puzzles"])
+    dates = Dates(values.get("due"), values.get("late_due"), values.get("late_factor", 0.5))
+    course = values["key"]
+    if dates.due and dates.late_due and dates.late_due < dates.due:
+        raise fail("courses", index, "late_due", f"course '{course}': late_due "
+                   f"{dates.late_due.isoformat()} is before due {dates.due.isoformat()}")
+    tables = table.get("puzzle", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise fail("courses", index, "puzzle", f"course '{course}': must be "
+                   "[[courses.puzzle]] tables")
+    overrides: list[tuple[str, Dates]] = []
+    for i, own in enumerate(tables):
+        def wrong(key: str | None, message: str, i: int = i) -> ConfigError:
+            return fail("courses.puzzle", puzzle_tables + i, key, f"course '{course}': "
+                        + message)
+        read: dict[str, Any] = {}
+        for key, value in own.items():
+            if key not in PUZZLE_KEYS:
+                raise wrong(key, f"not a key of a course's puzzle (they are "
+                                 f"{', '.join(PUZZLE_KEYS)})")
+            try:
+                read[key] = _moment(value) if key != "name" else _puzzle_name(value)
+            except ValueError as e:
+                raise wrong(key, str(e)) from None
+        if "name" not in read:
+            raise wrong("name", "a [[courses.puzzle]] table needs the puzzle's name")
+        if read["name"] in [n for n, _ in overrides]:
+            raise wrong("name", f"puzzle '{read['name']}' has two [[courses.puzzle]] tables")
+        mine = dataclasses.replace(dates, **{k: read[k] for k in ("due", "late_due")
+                                             if k in read})
+        if mine.due and mine.late_due and mine.late_due < mine.due:
+            raise wrong("late_due" if "late_due" in read else "due",
+                        f"puzzle '{read['name']}': late_due {mine.late_due.isoformat()} is "
+                        f"before due {mine.due.isoformat()}")
+        overrides.append((read["name"], mine))
+    return Course(course, values.get("title") or course, values["puzzles"],
+                  hints=values.get("hints", 0), hint_cost=values.get("hint_cost", 0.0),
+                  dates=dates, puzzle_dates=tuple(overrides))
+
+
+def _puzzle_name(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"must be a puzzle's name (as in its page's address), not {value!r}")
+    return value
 
 
 def _with_puzzles(course: Course, index: int, directory: Path,
-                  fail: Callable[..., ConfigError]) -> Course:
+                  fail: Callable[..., ConfigError], earlier: list[Course]) -> Course:
+    """The course with its puzzles loaded (`earlier`: the courses before it, whose
+    `[[courses.puzzle]]` tables come first in the file)."""
     from moonasm.solve.puzzles import folder_puzzles, lessons
 
     try:
@@ -271,6 +392,13 @@ def _with_puzzles(course: Course, index: int, directory: Path,
             loaded = folder_puzzles(directory / course.puzzles)
     except ValueError as e:
         raise fail("courses", index, "puzzles", str(e)) from None
+    names = [p.slug for p in loaded]
+    before = sum(len(c.puzzle_dates) for c in earlier)
+    for i, (name, _) in enumerate(course.puzzle_dates):
+        if name not in names:
+            raise fail("courses.puzzle", before + i, "name", f"course '{course.key}' has no "
+                       f"puzzle '{name}' (its puzzles are {', '.join(names[:5])}"
+                       f"{', …' if len(names) > 5 else ''})")
     return dataclasses.replace(course, lessons=tuple(loaded))
 
 
@@ -321,6 +449,18 @@ open = false
 
 # A course is a list of puzzles for students (docs/classroom.md): "lessons" is the learning
 # path of `moonasm learn`; a directory of .masm puzzles (with .goal and .par) is your own.
+# Optional:
+#   hints        N: after N unsolved attempts at a puzzle a student may ask for the solver's
+#                next step from its start (0, the default: no hints)
+#   hint_cost    taken from the puzzle's score (of 1) for a hint used on it (0 to 1; 0)
+#   due          answers received later are late: their score times late_factor; a date-time
+#                with its offset, as 2026-12-01T23:59:00+01:00 (or the same as a string)
+#   late_due     answers received later are graded but score 0
+#   late_factor  what a late answer keeps of its score (0 to 1; 0.5)
+# and a puzzle's own dates, overriding the course's, in a table after the course's keys:
+#   [[courses.puzzle]]
+#   name = "03-dec"
+#   due = 2026-12-08T23:59:00+01:00
 [[courses]]
 key = "lessons"
 title = "The MOON learning path"

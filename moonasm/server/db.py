@@ -34,13 +34,27 @@ from moonasm.contest.integrity import SQLITE_MAGIC, lock_exclusively
 
 STORE_NAME = "contest.sqlite"
 LOCK_NAME = "serve.lock"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 4
 NAME_LIMIT = 40  # characters of a person's or a bot's name
 # Threads that run requests' reads (each with its own connection; WAL lets them run beside the
 # writer). Enough that a slow page does not hold a quick one; few enough to bound connections.
 READERS = 8
 T = TypeVar("T")
 
+# Schema 3: the hints a course gave (spec §11.1), one row a student's puzzle (the first ask's
+# time): the gradebook counts them, and a course's `hint_cost` lowers the puzzle's score.
+HINTS = (
+    "CREATE TABLE IF NOT EXISTS hints (course TEXT NOT NULL, puzzle TEXT NOT NULL, "
+    "student INTEGER NOT NULL, asked REAL NOT NULL, PRIMARY KEY (course, puzzle, student)) "
+    "WITHOUT ROWID;\n",
+)
+# Schema 4: the playground's test games (spec §12), purged 24 hours after they were played:
+# each request's answer and what its games' viewer plays again (views/testgames.py).
+TEST_GAMES = (
+    "CREATE TABLE IF NOT EXISTS test_games (id TEXT PRIMARY KEY, owner INTEGER, "
+    "created REAL NOT NULL, answer TEXT NOT NULL, replay TEXT NOT NULL);\n",
+    "CREATE INDEX IF NOT EXISTS test_games_created ON test_games (created);\n",
+)
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS people (
@@ -81,7 +95,7 @@ CREATE INDEX IF NOT EXISTS answers_course ON answers (course, puzzle, student);
 CREATE TABLE IF NOT EXISTS sessions (
     id_sha256 TEXT PRIMARY KEY, person INTEGER NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS frozen (hill TEXT PRIMARY KEY);
-"""
+""" + "".join(HINTS) + "".join(TEST_GAMES)
 # The tables every schema version has: a backup without them is not a contest store.
 TABLES = frozenset({"meta", "people", "bots", "games", "seats", "ratings", "challenges",
                     "finals", "programs", "answers", "sessions", "frozen"})
@@ -122,12 +136,24 @@ def _unique_names(c: sqlite3.Connection, notes: list[str]) -> None:
     c.execute("CREATE UNIQUE INDEX people_name ON people (name)")
 
 
+def _hints(c: sqlite3.Connection, notes: list[str]) -> None:
+    for statement in HINTS:
+        c.execute(statement)
+
+
+def _test_games(c: sqlite3.Connection, notes: list[str]) -> None:
+    for statement in TEST_GAMES:
+        c.execute(statement)
+
+
 # The upgrades of an older store, in order: the schema version each reaches, what it changes,
 # and the step (given the connection, inside the upgrade's one transaction, and the notes the
 # upgrade prints). A new version is one more line here and SCHEMA changed to match (a test
 # compares an upgraded store's schema with a new one's).
 MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection, list[str]], None]], ...] = (
     (2, "a name is unique across the contest", _unique_names),
+    (3, "the hints the courses gave", _hints),
+    (4, "the playground's test games, kept 24 hours", _test_games),
 )
 
 

@@ -60,7 +60,7 @@ STATUSES = {
          "is read)",
     415: "a JSON body not sent as `application/json`, a bot not as `text/plain`",
     422: "an invalid bot or answer, with the checker's `diagnostics` as `check --json` gives "
-         "them",
+         "them; a malformed watch of a debug run, with its diagnostic",
     429: "over a rate limit, with `Retry-After`",
     500: "the server failed: one line in its log (the request and the exception's type), "
          "never a traceback",

@@ -28,14 +28,16 @@ def problem_of(m: Machine, goal: int, per_turn: float) -> Problem:
                    power_left=int(m.power) if limited else None, free_left=m.free_uses)
 
 
-def cheapest(m: Machine, goal: int | None, per_turn: float) -> Solution | str:
-    """A cheapest way on from here, or why there is none to show."""
+def cheapest(m: Machine, goal: int | None, per_turn: float,
+             seconds: float = 5.0) -> Solution | str:
+    """A cheapest way on from here, or why there is none to show (the search given `seconds`:
+    the REPL waits 5 s, the playground's server, whose workers others wait for, less)."""
     from moonasm.solve import BudgetExceeded, solve
 
     if goal is None:
         return "there is no goal to reach: set one with .goal V first"
     try:
-        solution = solve(problem_of(m, goal, per_turn), seconds=5.0)
+        solution = solve(problem_of(m, goal, per_turn), seconds=seconds)
     except BudgetExceeded:
         return "the solver could not finish in time from here"
     if solution is None:
@@ -57,6 +59,12 @@ def hint(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
     solution = cheapest(m, goal, per_turn)
     if isinstance(solution, str):
         return solution
+    return next_step(m, goal, solution)
+
+
+def next_step(m: Machine, goal: int | None, solution: Solution) -> Lines:
+    """`hint`'s words for a solution found from `m` (the playground shows them beside the
+    whole solution, found once)."""
     first = solution.steps[0]
     if first.turn > 1:
         return [("class:note", "Nothing you can still afford in this turn helps: end it with "

@@ -1,4 +1,6 @@
-"""Running a learner's answer against a puzzle: reached or not, power, operations, the fault.
+"""Running a learner's answer against a puzzle: reached or not, the three measures of spec
+§11.1 (`power`, `operations`: the machine operations run, the statements that are paid for,
+and `turns`: the turns begun, 1 for an answer without `.turn`), the fault.
 
 `grade` runs a class's answer files with it and `learn` the learner's own; both compare the
 cost with the solver's optimum. An answer is a program for the puzzle: its statements and
@@ -28,12 +30,13 @@ class Attempt:
 
     status: str
     power: int | None = None  # halves spent
-    operations: int | None = None  # machine operations executed
+    operations: int | None = None  # machine operations executed (the paid statements)
     fault_kind: str | None = None
     message: str | None = None  # the fault or the first diagnostic, in words
     line: int | None = None  # in the answer file
     column: int | None = None
     diagnostics: tuple[Diagnostic, ...] = ()
+    turns: int | None = None  # turns begun (a fault's turn included)
 
     @property
     def reached(self) -> bool:
@@ -97,13 +100,15 @@ def attempt(puzzle: Config, answer: str) -> Attempt:
 
     outcome = run_script(program, trace=count)
     spent = outcome.machine.spent
+    turns = outcome.machine.round  # a script counts the turns it began there
     fault = outcome.fault
     if fault is not None:
         span = fault.span  # the operand at fault, else the statement
         return Attempt("fault", spent, operations, fault.kind, fault.message,
                        span.line if span is not None else None,
-                       span.column if span is not None else None)
-    return Attempt("solved" if outcome.reached else "not reached", spent, operations)
+                       span.column if span is not None else None, turns=turns)
+    return Attempt("solved" if outcome.reached else "not reached", spent, operations,
+                   turns=turns)
 
 
 def explain(a: Attempt) -> str:
@@ -129,7 +134,8 @@ def attempt_json(a: Attempt, file: str) -> dict[str, object]:
         [Diagnostic.unplaced("semantic", a.message or "").to_json(file)]
         if a.status == "invalid" else [])
     return {"status": a.status, "reached": a.reached, "power": halves_number(a.power),
-            "operations": a.operations, "fault": fault, "diagnostics": diagnostics}
+            "operations": a.operations, "turns": a.turns, "fault": fault,
+            "diagnostics": diagnostics}
 
 
 def grade_answer(puzzle: Config, answer: str, file: str) -> dict[str, object]:

@@ -4,18 +4,27 @@ command line and the server say the same thing about the same run."""
 
 from __future__ import annotations
 
+import collections
 import dataclasses
-from typing import TYPE_CHECKING, Any
+import math
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from moonasm import isa
+from moonasm.diagnostics import Diagnostic
 from moonasm.lang.check import Config
 from moonasm.vm.machine import Machine
 
 if TYPE_CHECKING:
-    from moonasm.lang.check import CheckResult
+    from collections.abc import Callable
+
+    from moonasm.lang.check import CheckResult, Stmt, Turn
+    from moonasm.lang.watch import Watch
+    from moonasm.vm.interpret import TurnOutcome
+    from moonasm.vm.machine import Hooks
     from moonasm.vm.script import ScriptResult
 
 JsonObject = dict[str, Any]
+T = TypeVar("T")
 
 
 def error_of(diagnostic: JsonObject) -> JsonObject:
@@ -100,6 +109,22 @@ def limited_run(source: str, file: str, max_steps: int, max_trace: int,
                 seconds: float) -> JsonObject:
     """`traced_run` in a worker process, stopped after `seconds` (SIGALRM: the worker's main
     thread runs it). A run stopped so is answered as an overload fault of the whole run."""
+    return within(seconds, lambda: traced_run(source, file, max_steps=max_steps,
+                                              max_trace=max_trace), timed_out(seconds))
+
+
+def timed_out(seconds: float) -> JsonObject:
+    """The answer of a run stopped by its time limit: an overload fault of the whole run."""
+    error = {"kind": "overload", "message": f"the run took more than {seconds:g} s",
+             "line": None, "column": None}
+    return {"ok": False, "bits": None, "registers": None, "ram": None, "power": None,
+            "goal": None, "steps": None, "error": error, "diagnostics": [], "trace": [],
+            "truncated": True}
+
+
+def within(seconds: float, task: Callable[[], T], late: T) -> T:
+    """`task()`, or `late` if it takes more than `seconds` (SIGALRM: only on a process's
+    main thread, as a worker runs it)."""
     import signal
 
     def stop(signum: int, frame: object) -> None:
@@ -108,13 +133,9 @@ def limited_run(source: str, file: str, max_steps: int, max_trace: int,
     previous = signal.signal(signal.SIGALRM, stop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return traced_run(source, file, max_steps=max_steps, max_trace=max_trace)
+        return task()
     except TimeLimit:
-        error = {"kind": "overload", "message": f"the run took more than {seconds:g} s",
-                 "line": None, "column": None}
-        return {"ok": False, "bits": None, "registers": None, "ram": None, "power": None,
-                "goal": None, "steps": None, "error": error, "diagnostics": [], "trace": [],
-                "truncated": True}
+        return late
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -140,3 +161,306 @@ def _checked(source: str) -> CheckResult:
     parsed = parse(source)
     bot = is_bot(parsed)
     return check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
+
+
+# -- the debugger's run (spec §12) -----------------------------------------------------------
+
+DEBUG_WINDOW = 1_000  # statements of trace a debug run gives before its stop
+DebugAnswer = tuple[str, JsonObject]  # ("run", the run's JSON) or ("watch", a diagnostic's)
+
+
+class _Stopped(Exception):
+    """Ends a debug run at its stop: `step` statements run, before the statement at `line`
+    (None when none is next)."""
+
+    def __init__(self, step: int, line: int | None, reason: str):
+        super().__init__(reason)
+        self.step, self.line, self.reason = step, line, reason
+
+
+class _Prepared:
+    """A turn as a debug run runs it: compiled where hot, as `run` runs it, except the
+    statements it must see run one by one (`stubs`: breakpoints' statements and those that can
+    change what a watch reads), which stand in the compiled form as HACKs — statements every
+    compiled region leaves to the interpreter — so that a region hands the turn back to the
+    debugger before each of them, its steps counted exactly."""
+
+    def __init__(self, turn: Turn, m: Machine, stubs: frozenset[int], breaks: frozenset[int]):
+        from moonasm.lang.check import Arg, ArgKind, Stmt, Turn
+        from moonasm.vm import compile, interpret
+
+        hack = isa.OPERATIONS["HACK"]
+        stand_in = {i: Stmt(hack, (Arg(ArgKind.PLAYER, 1, s.span, "1"),), s.span, "HACK 1")
+                    for i, s in enumerate(turn.stmts) if i in stubs}
+        stubbed = Turn(turn.player, tuple(stand_in.get(i, s) for i, s in
+                                          enumerate(turn.stmts)), turn.labels)
+        self.compiled = compile.CompiledTurn(stubbed, m.bits, m.mode, m.hackers.get(m.player))
+        self.stubs, self.breaks = stubs, breaks
+        self.pause = self.compiled.leaders | stubs
+        self.every = frozenset(range(len(turn.stmts) + 1))  # pause after any statement
+        # the compiled path's knobs, read once (tests set them to compile sooner)
+        self.hot, self.inline, self.block = compile.HOT_RATIO, compile.INLINE_RATIO, \
+            compile.MAX_BLOCK
+        # what the driving loops call, bound once (not imported at each call of `_advance`;
+        # not at the module's import either, which `run --json` of a bad program pays)
+        self.interpret, self.outcome = interpret.interpret_turn, interpret.TurnOutcome
+        self.left, self.stopped = compile.LEFT, compile.STOPPED
+
+
+def _advance(m: Machine, turn: Turn, prepared: _Prepared, hooks: Hooks, max_steps: int,
+             pc: int, steps: int, soft: float) -> TurnOutcome:
+    """`compile.run_turn`'s loop from `pc`, pausing (`paused_at`) before a stub statement and
+    once `soft` steps have run: the turn ends, faults or pauses exactly where the interpreter
+    alone would have."""
+    compiled, interpret, done = prepared.compiled, prepared.interpret, prepared.outcome
+    parts, part_of, leaders = compiled.parts, compiled.part_of, compiled.leaders
+    end = len(turn.stmts)
+    limit = int(min(max_steps, soft))
+    while pc < end:
+        if steps >= soft or pc in prepared.stubs:
+            return done(steps, paused_at=pc)
+        part = parts[part_of[pc]]
+        function = part.function if pc in leaders else None
+        if function is not None:
+            begun = steps
+            pc, steps, status = function(m, pc, steps, limit, hooks.solved)
+            if not part.inlined:
+                part.heat += steps - begun
+                if part.heat >= prepared.inline * part.size:
+                    compiled.compile(part)
+            if status == prepared.stopped:
+                return done(steps, stopped=True)
+            if status == prepared.left or steps >= soft:
+                continue
+        begun = steps
+        # near the soft limit, one statement at a time, so as to pause exactly at it
+        stop_at = prepared.pause if soft - steps > prepared.block else prepared.every
+        outcome = interpret(m, turn, hooks, max_steps, pc, steps, stop_at=stop_at)
+        if function is None and part.function is None:
+            part.heat += outcome.steps - begun
+            if part.heat >= prepared.hot * part.size:
+                compiled.compile(part)
+        if outcome.paused_at is None:
+            return outcome
+        pc, steps = outcome.paused_at, outcome.steps
+    return done(steps)
+
+
+class _Seeker:
+    """A `run_script` turn runner that finds a debug run's stop, raising `_Stopped` there:
+    the first breakpoint or watch at a step from `start` on, or step `until`."""
+
+    def __init__(self, lines: frozenset[int], watches: list[Watch], start: int,
+                 until: int | None):
+        self.lines, self.watches, self.start, self.until = lines, watches, start, until
+        self.before = 0  # steps run in earlier turns
+        self.begun = 0
+        self.was: list[object] = []
+        self.machine: Machine | None = None
+        self.prepared: dict[tuple[int, str | None], _Prepared] = {}
+        self.reads = frozenset().union(*(w.reads for w in watches))
+
+    def __call__(self, m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
+        self.machine = m
+        prepared = self._prepared(turn, m)
+        interpret, done = prepared.interpret, prepared.outcome
+        stmts = turn.stmts
+        end = len(stmts)
+        if self.begun == 0:  # the watches' values before anything runs
+            self.was = [w.value(m, 0) for w in self.watches]
+            fired = None
+        else:  # a turn begun: power refilled, RAM now the new player's
+            fired = self._fired(m, self.before)
+        self.begun += 1
+        soft = math.inf if self.until is None else self.until - self.before
+        pc = steps = 0
+        while True:
+            now = self.before + steps
+            if pc < end:
+                if pc in prepared.breaks and now >= self.start:
+                    raise _Stopped(now, stmts[pc].line, "breakpoint")
+                if fired is not None:
+                    raise _Stopped(now, stmts[pc].line, fired)
+                if now == self.until:
+                    raise _Stopped(now, stmts[pc].line, "step")
+            elif fired is not None:  # true after the turn's last statement: none is next
+                raise _Stopped(now, None, fired)
+            else:  # the turn is over
+                self.before += steps
+                return done(steps)
+            ran_stub = pc in prepared.stubs
+            if ran_stub:  # one statement, then the watches
+                outcome = interpret(m, turn, hooks, max_steps, pc, steps,
+                                    stop_at=prepared.every)
+            else:
+                outcome = _advance(m, turn, prepared, hooks, max_steps, pc, steps, soft)
+            if outcome.paused_at is None:  # a fault, a solve that ends the turn, its end
+                self.before += outcome.steps
+                return outcome
+            pc, steps = outcome.paused_at, outcome.steps
+            fired = self._fired(m, self.before + steps) if ran_stub else None
+
+    def _fired(self, m: Machine, steps: int) -> str | None:
+        """The first watch that became true (or whose value changed) now, if it may stop
+        the run here; every watch's value is kept for the next time."""
+        fired = None
+        for i, watch in enumerate(self.watches):
+            now, was = watch.value(m, steps), self.was[i]
+            self.was[i] = now
+            if fired is None and steps >= self.start and (
+                    now != was if watch.changes else now and not was):
+                fired = watch.text
+        return fired
+
+    def _prepared(self, turn: Turn, m: Machine) -> _Prepared:
+        key = (id(turn), getattr(m.hackers.get(m.player), "name", None))
+        prepared = self.prepared.get(key)
+        if prepared is None:
+            stmts = turn.stmts
+            targets = set(turn.labels.values())
+            breaks = frozenset(i for i, s in enumerate(stmts) if s.line in self.lines and (
+                i == 0 or stmts[i - 1].line != s.line or i in targets))
+            stubs = breaks | frozenset(i for i, s in enumerate(stmts)
+                                       if _may_change(s, self.reads))
+            prepared = self.prepared[key] = _Prepared(turn, m, stubs, breaks)
+        return prepared
+
+
+def _may_change(stmt: Stmt, reads: frozenset[str]) -> bool:
+    """Whether running `stmt` can change a value a watch reads (`Watch.reads`)."""
+    from moonasm.lang.check import ArgKind
+
+    if not reads:
+        return False
+    if "STEPS" in reads:
+        return True
+    if not stmt.op.is_machine_op:
+        return False
+    return "POWER" in reads or any(
+        a.kind is ArgKind.REG and isa.REGISTERS[a.value] in reads
+        or a.kind is ArgKind.RAM and "RAM" in reads for a in stmt.args)
+
+
+class _Recorder:
+    """A `run_script` turn runner that runs to step `first` as `run` does, then on the
+    interpreter keeping each statement (raw tuples: the JSON is made once, at the end), and
+    raises `_Stopped` at step `last` (None: on to the run's end)."""
+
+    def __init__(self, first: int, last: int | None, players: int, *, at_end: bool = False):
+        self.first, self.last, self.players = first, last, players
+        self.at_end = at_end  # the stop is after a turn's last statement, not before one
+        self.before = 0
+        # a ring: at most the window, whatever the run does
+        self.kept: collections.deque[tuple[int, Stmt, int, float, tuple[int, ...],
+                                           tuple[int, ...]]] = collections.deque(
+            maxlen=DEBUG_WINDOW)
+        self.machine: Machine | None = None
+        self.prepared: dict[tuple[int, str | None], _Prepared] = {}
+
+    def __call__(self, m: Machine, turn: Turn, hooks: Hooks, max_steps: int) -> TurnOutcome:
+        from moonasm.vm.interpret import TurnOutcome, interpret_turn
+
+        self.machine = m
+        pc = steps = 0
+        if self.before < self.first:
+            key = (id(turn), getattr(m.hackers.get(m.player), "name", None))
+            prepared = self.prepared.get(key)
+            if prepared is None:
+                prepared = self.prepared[key] = _Prepared(turn, m, frozenset(), frozenset())
+            outcome = _advance(m, turn, prepared, hooks, max_steps, 0, 0,
+                               self.first - self.before)
+            if outcome.paused_at is None:
+                self.before += outcome.steps
+                return outcome
+            pc, steps = outcome.paused_at, outcome.steps
+        kept, players = self.kept, self.players
+        count = self.before + steps
+
+        def keep(stmt: Stmt, cost: int, m: Machine) -> None:
+            nonlocal count
+            kept.append((count, stmt, cost, m.power, tuple(m.regs), tuple(m.ram[1:players + 1])))
+            count += 1
+
+        traced = dataclasses.replace(hooks, trace=keep)
+        every = frozenset(range(len(turn.stmts) + 1))
+        while pc < len(turn.stmts):
+            if self.before + steps == self.last:
+                raise _Stopped(self.last, turn.stmts[pc].line, "")
+            outcome = interpret_turn(m, turn, traced, max_steps, pc, steps, stop_at=every)
+            if outcome.paused_at is None:
+                self.before += outcome.steps
+                return outcome
+            pc, steps = outcome.paused_at, outcome.steps
+        if self.at_end and self.before + steps == self.last:
+            raise _Stopped(self.last, None, "")
+        self.before += steps
+        return TurnOutcome(steps)
+
+    def trace(self) -> list[JsonObject]:
+        registers = isa.REGISTERS
+        owners = [str(p) for p in range(1, self.players + 1)]
+        return [{"line": stmt.line, "statement": stmt.text, "cost": isa.halves_number(cost),
+                 "left": isa.halves_number(left), "registers": dict(zip(registers, regs,
+                                                                        strict=True)),
+                 "ram": dict(zip(owners, ram, strict=True)), "step": step}
+                for step, stmt, cost, left, regs, ram in self.kept]
+
+
+def debug_run(source: str, file: str, breakpoints: list[int], watches: list[str],
+              start: int = 0, until: int | None = None, *,
+              max_steps: int) -> DebugAnswer:
+    """The debugger's run of `source` (spec §12): as `run` runs it, to its first stop at a
+    step from `start` on — before a statement of a line in `breakpoints`, after a statement
+    that makes a watch become true (or changes its value: `changes`) — or at step `until`,
+    else its end. ("run", `run --json`'s object of the machine at the stop, the trace of the
+    `DEBUG_WINDOW` statements before it, `stopped`), or ("watch", a malformed watch's
+    diagnostics). The run is found once (compiled, but for the statements a stop may follow),
+    then run again to the stop, the last statements on the interpreter, traced."""
+    from moonasm.lang.watch import parse_watch
+    from moonasm.vm.script import ScriptResult, run_script
+
+    result = _checked(source)
+    if result.program is None:
+        out = static_json(result.config or Config(), [d.to_json(file) for d in result.errors])
+        return "run", {**out, "trace": [], "truncated": False,
+                       "stopped": {"line": None, "reason": "end", "step": 0}}
+    program = result.program
+    config = program.config
+    checked: list[Watch] = []
+    for index, text in enumerate(watches):
+        watch = parse_watch(text, config)
+        if isinstance(watch, Diagnostic):
+            return "watch", {"error": f"the watch '{text}': {watch.message}",
+                             "diagnostics": [watch.to_json(None)], "watch": index}
+        checked.append(watch)
+    seeker = _Seeker(frozenset(breakpoints), checked, start, until)
+    try:
+        ended = run_script(program, max_steps=max_steps, turn_runner=seeker)
+        stop = _Stopped(ended.steps, None if ended.fault is None or ended.fault.span is None
+                        else ended.fault.span.line, "end")
+    except _Stopped as stopped:
+        stop = stopped
+    recorder = _Recorder(max(0, stop.step - DEBUG_WINDOW),
+                         None if stop.reason == "end" else stop.step, config.players,
+                         at_end=stop.line is None)
+    try:
+        ran = run_script(program, max_steps=max_steps, turn_runner=recorder)
+    except _Stopped:
+        m = recorder.machine
+        assert m is not None
+        reached = config.goal is not None and m.target is None
+        ran = ScriptResult(m, stop.step, None, reached)
+    return "run", {**script_json(ran, config),
+                   "diagnostics": [d.to_json(file) for d in result.warnings],
+                   "trace": recorder.trace(), "truncated": stop.step > DEBUG_WINDOW,
+                   "stopped": {"line": stop.line, "reason": stop.reason, "step": stop.step}}
+
+
+def limited_debug_run(source: str, file: str, breakpoints: list[int], watches: list[str],
+                      start: int, until: int | None, max_steps: int,
+                      seconds: float) -> DebugAnswer:
+    """`debug_run` in a worker process, within `seconds` as `limited_run` is: a run stopped
+    so is an overload fault of the whole run, `stopped` at its end, at no step known."""
+    late = {**timed_out(seconds), "stopped": {"line": None, "reason": "end", "step": None}}
+    return within(seconds, lambda: debug_run(source, file, breakpoints, watches, start, until,
+                                             max_steps=max_steps), ("run", late))

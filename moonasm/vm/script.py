@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from moonasm.lang.check import Program, Stmt
+from moonasm.lang.check import Program, Stmt, Turn
 from moonasm.vm.compile import run_turn
+from moonasm.vm.interpret import TurnOutcome
 from moonasm.vm.machine import UNLIMITED, Fault, Hooks, Machine, ProtectionFault
 
 DEFAULT_MAX_STEPS = 1_000_000
@@ -58,9 +59,12 @@ class ScriptResult:
 
 def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
                trace: Callable[[Stmt, int, Machine], None] | None = None,
-               repeat: int = 1, situation: Situation | None = None) -> ScriptResult:
+               repeat: int = 1, situation: Situation | None = None,
+               turn_runner: Callable[[Machine, Turn, Hooks, int], TurnOutcome] = run_turn,
+               ) -> ScriptResult:
     """Run every turn of a checked script, `repeat` times over (a bot's turns, `run
-    --turns`), in the game `situation` gives; stop at the first fault."""
+    --turns`), in the game `situation` gives; stop at the first fault. `turn_runner` runs
+    each turn (the debugger's stops at breakpoints and watches, `moonasm.vm.outcome`)."""
     config = program.config
     situation = situation or Situation()
     m = Machine.from_config(config)
@@ -100,7 +104,7 @@ def run_script(program: Program, *, max_steps: int = DEFAULT_MAX_STEPS,
             m.round = first_round + begun  # ROUND: the turns begun so far, from the first's
             begun += 1
             m.begin_turn(situation.seat or turn.player, power)
-            outcome = run_turn(m, turn, hooks, max_steps)
+            outcome = turn_runner(m, turn, hooks, max_steps)
             steps += outcome.steps
             if outcome.fault is not None:
                 return ScriptResult(m, steps, outcome.fault, reached)

@@ -261,6 +261,62 @@ function show(i, keepHash = false) {
   }
 }
 
+// -- a frame as a program (spec §12 "From a game to the playground") --------------------------
+// The frame's registers and RAM (.set), the power left (.power) and the goal of the seat whose
+// turn it is (.goal), with the game's width, mode, players, hackers and ERROR cards, and
+// `.turn SEAT` so that RAM is that seat's: `moonasm run` of it ends in the frame's state.
+
+const PLAY_URL = document.body.dataset.playUrl;  // a server's playground; none in report.html
+const binary = (v) => "0b" + v.toString(2).padStart(DATA.bits, "0");
+const oneLine = (text) => String(text).replace(/[\r\n]+/g, " ");
+
+function frameProgram() {
+  const [k] = locate(position);
+  const [, round, seat, regs, ram, halves, , , table] = game.full[k];
+  const goals = table[2], disabled = table[5];
+  const goal = seat ? goals[seat - 1] : (DATA.mode === "coop" ? goals[0] : null);
+  const lines = [
+    `# ${$("standings") ? oneLine(DATA.title) + ", " : ""}game ${game.id} (seed ${game.seed}), ` +
+      `frame ${position + 1}, round ${round}` +
+      (seat ? `, ${oneLine(nameOf(seat))}'s turn` : ""),
+    `# ${oneLine($("text").textContent)}`,
+    `.bits ${DATA.bits}`, `.mode ${DATA.mode}`, `.players ${ram.length}`];
+  if (halves !== null) lines.push(`.power ${halves / 2}`);
+  regs.forEach((v, n) => lines.push(`.set ${"ABCD"[n]}, ${binary(v)}`));
+  ram.forEach((v, n) => lines.push(`.set RAM${n + 1}, ${binary(v)}`));
+  if (goal !== null && goal !== undefined) lines.push(`.goal ${binary(goal)}`);
+  for (const [player, kind] of Object.entries(DATA.hackers || {}))
+    lines.push(`.hacker ${player}, ${kind}`);
+  for (const what of disabled) lines.push(`.disable ${what}`);
+  if (seat && seat !== 1) lines.push(`.turn ${seat}`);
+  return lines.join("\n") + "\n";
+}
+
+function toPlayground() {
+  const program = frameProgram();
+  if (PLAY_URL) {
+    location.assign(`${PLAY_URL}#source=${encodeURIComponent(program)}`);
+    return;
+  }
+  pause();
+  $("frame-source").value = program;
+  $("frame-save").href = "data:text/plain;charset=utf-8," + encodeURIComponent(program);
+  $("frame-save").download = `frame-${position + 1}.masm`;
+  $("frame-copied").textContent = "";
+  $("frame-program").showModal();
+}
+
+async function copyProgram() {
+  const area = $("frame-source");
+  try {
+    await navigator.clipboard.writeText(area.value);
+  } catch (e) {  // no clipboard API here (an older browser, a page not served securely)
+    area.select();
+    document.execCommand("copy");
+  }
+  $("frame-copied").textContent = "copied";
+}
+
 function step(direction) { show(position + direction); }
 
 function turn(direction) {
@@ -329,6 +385,11 @@ function startViewer() {
   $("prevturn").addEventListener("click", () => turn(-1));
   $("nextturn").addEventListener("click", () => turn(1));
   $("play").addEventListener("click", play);
+  if ($("to-playground")) {  // a final's report written by an older moonasm has no such button
+    $("to-playground").addEventListener("click", toPlayground);
+    $("frame-copy").addEventListener("click", copyProgram);
+    $("frame-close").addEventListener("click", () => $("frame-program").close());
+  }
   $("speed").addEventListener("change", () => { if (timer !== null) { pause(); play(); } });
   $("thinking").addEventListener("change", () => {
     const [k] = locate(position);
@@ -346,12 +407,14 @@ function startViewer() {
   document.addEventListener("keydown", (e) => {
     const tag = e.target.tagName;
     if (tag === "SELECT" || tag === "TEXTAREA" || (tag === "INPUT" && e.target.type !== "range")) return;
+    if ($("frame-program") && $("frame-program").open) return;
     if (e.key === "ArrowRight" || e.key === "ArrowLeft") {
       const direction = e.key === "ArrowRight" ? 1 : -1;
       if (e.shiftKey) turn(direction); else step(direction);
     } else if (e.key === " ") play();
     else if (e.key === "Home") show(0);
     else if (e.key === "End") show(total - 1);
+    else if (e.key === "o" && !e.ctrlKey && !e.metaKey && !e.altKey && $("to-playground")) toPlayground();
     else return;
     e.preventDefault();
   });

@@ -9,13 +9,22 @@ API (Bearer tokens): `GET /api/courses`, `GET /api/courses/KEY`,
 sent to `POST /courses/KEY/NAME/answers` with the page's CSRF token), `/courses/KEY/grades`
 and its downloads `/courses/KEY/grades.{json,csv,gradescope.json}`, a student's whole course
 `/courses/KEY/students/ID` and their answers to a puzzle `/courses/KEY/students/ID/NAME` (the
-teacher's, and that student's own).
+teacher's, and that student's own). Hints (a course's `hints = N`): `POST
+/api/courses/KEY/puzzles/NAME/hint` (Bearer) and `POST /courses/KEY/NAME/hint` (the answers
+page's button, with its CSRF token).
 
 Where the contract is silent: a student answers in their own course only; the best answer is
-the solved one with the least power (then the fewest operations, then the earliest); the
-histogram bins the students' best powers, one bar a power spent, and appears once at least
-`HISTOGRAM_MIN` students solved the puzzle; a student's progress counts a puzzle "at the
-optimum" when it scores 1, and its score is the gradebook's (`gradebook.total`).
+the one of the highest score after its puzzle's date rule (then the least power; among equals
+the earlier: on time before late); the histogram bins the students' best powers, one bar a
+power spent, and appears once at least `HISTOGRAM_MIN` students solved the puzzle; a
+student's progress counts a puzzle "at the optimum" when it scores 1, and its score is the
+gradebook's (`gradebook.total`).
+
+Dates and hints (spec §11.1): an answer's time is when the server received it (`submitted`),
+and an on-time answer can count over a better late one (the best above). A hint is the
+solver's next step from the puzzle's start — the same words each time, so asking again gives
+it again without counting it again: "hints used" is the hints a student was given on a puzzle
+(0 or 1), and a course's `hint_cost` is taken off that puzzle's score for each.
 """
 
 from __future__ import annotations
@@ -25,7 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -35,7 +44,7 @@ from starlette.routing import Route
 from moonasm.diagnostics import Diagnostic, count
 from moonasm.isa import halves_number
 from moonasm.server import guard
-from moonasm.server.config import Course
+from moonasm.server.config import Course, Dates
 from moonasm.server.guard import ApiError, JSONResponse
 from moonasm.server.people import Person, Role
 from moonasm.server.shapes import iso
@@ -51,9 +60,20 @@ from moonasm.solve.gradebook import (
 )
 from moonasm.solve.puzzles import Lesson
 
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from moonasm.lang.check import Config
+
 ANSWER_LIMIT = 64 * 1024
 HISTOGRAM_MIN = 5
 ANSWER_FILE = "answer.masm"  # the file name an answer's diagnostics give
+
+
+def clock() -> float:
+    """When the server received an answer or gave a hint (seconds since the epoch): the
+    moment the course's dates are measured against (a test sets it)."""
+    return time.time()
 
 
 def course_of(site: Site, key: str) -> Course:
@@ -104,9 +124,22 @@ def courses_json(site: Site) -> dict[str, Any]:
 
 
 def course_json(course: Course) -> dict[str, Any]:
-    return {"key": course.key, "title": course.title, "puzzles": [
-        {"name": p.slug, "title": p.title, "teaches": p.teaches, "goal": p.goal,
-         "par": halves_number(p.par)} for p in course.lessons]}
+    """The course's puzzles, with each one's due dates (RFC 3339, null: none) and the hints
+    it gives (`hints`: the unsolved attempts before one, 0: none)."""
+    return {"key": course.key, "title": course.title, "hints": course.hints,
+            "hint_cost": course.hint_cost, "late_factor": course.dates.late_factor,
+            "puzzles": [{"name": p.slug, "title": p.title, "teaches": p.teaches,
+                         "goal": p.goal, "par": halves_number(p.par),
+                         **dates_json(course.dates_of(p.slug))} for p in course.lessons]}
+
+
+def dates_json(dates: Dates) -> dict[str, str | None]:
+    return {"due": moment(dates.due), "late_due": moment(dates.late_due)}
+
+
+def moment(when: datetime | None) -> str | None:
+    """A due date as the site writes times (`shapes.iso`: UTC, RFC 3339)."""
+    return None if when is None else iso(when.timestamp())
 
 
 # -- answers -----------------------------------------------------------------------------------
@@ -168,7 +201,7 @@ def _store_answer(site: Site, course: Course, lesson: Lesson, student: Person, s
     """A graded answer stored (on the writer); the answer's object with the student's best
     and the class's histogram."""
     halves = grade.pop("power_halves")
-    now = time.time()
+    now = clock()
     with site.db.write() as c:
         c.execute("INSERT INTO answers (course, puzzle, student, source, grade, reached, "
                   "power, submitted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -177,7 +210,9 @@ def _store_answer(site: Site, course: Course, lesson: Lesson, student: Person, s
     best = progress(site, course, student.id).get(lesson.slug)
     best_power = best.power if best is not None and best.reached else None
     fault = grade.pop("fault")
+    when = course.dates_of(lesson.slug).timing(now)
     return {**grade, "faults": [fault] if fault else [], "at": iso(now),
+            "late": when == "late", "too_late": when == "too late",
             "par": halves_number(lesson.par),
             "optimum": halves_number(site.optima.get(lesson.source)),
             "best": halves_number(best_power),
@@ -189,18 +224,56 @@ def progress(site: Site, course: Course, student: int) -> dict[str, Cell]:
     return {puzzle: cell for (_, puzzle), cell in cells(site, course, student).items()}
 
 
+TIMINGS = ("on time", "late", "too late")  # in order: gradebook.timing's words
+NEVER = 1e18  # a date not set: no answer comes after it
+
+
 def cells(site: Site, course: Course, student: int | None = None) -> dict[tuple[int, str], Cell]:
-    """(student, puzzle) → the best solved power and the attempts, for one student or all."""
-    query = ("SELECT student, puzzle, COUNT(*) AS attempts, MIN(power) AS best, "
-             "MAX(reached) AS reached FROM answers WHERE course=?")
-    args: tuple[Any, ...] = (course.key,)
+    """(student, puzzle) → the best answer (its power and timing, by the score after its
+    puzzle's date rule), the attempts and the hints used, for one student or all. The store
+    groups the answers by their timing (each puzzle's dates given to the query), so only the
+    least power of each timing, at most three a cell, is compared here."""
+    dates = [(p.slug, course.dates_of(p.slug)) for p in course.lessons]
+    optimum_of = {c.name: c for c in columns_of(site, course)}
+    table = ", ".join("(?, ?, ?)" for _ in dates)
+    args: list[Any] = [value for name, d in dates for value in (
+        name, d.due.timestamp() if d.due else NEVER,
+        d.late_due.timestamp() if d.late_due else NEVER)]
+    args.append(course.key)
+    mine = ""
     if student is not None:
-        query += " AND student=?"
-        args += (student,)
-    rows = site.db.all(query + " GROUP BY student, puzzle", args)
-    return {(r["student"], r["puzzle"]): Cell(bool(r["reached"]),
-                                              None if r["best"] is None else int(r["best"]),
-                                              r["attempts"]) for r in rows}
+        mine = " AND a.student=?"
+        args.append(student)
+    rows = site.db.all(
+        f"WITH d(puzzle, due, late_due) AS (VALUES {table}) "
+        "SELECT a.student, a.puzzle, CASE WHEN a.submitted > d.late_due THEN 2 "
+        "WHEN a.submitted > d.due THEN 1 ELSE 0 END AS timing, COUNT(*) AS attempts, "
+        "MIN(CASE WHEN a.reached=1 THEN a.power END) AS best, MAX(a.reached) AS reached "
+        f"FROM answers a JOIN d ON d.puzzle = a.puzzle WHERE a.course=?{mine} "
+        "GROUP BY a.student, a.puzzle, timing ORDER BY timing", tuple(args)) if dates else []
+    hinted = {(r["student"], r["puzzle"]): r["n"] for r in site.db.all(
+        "SELECT student, puzzle, COUNT(*) AS n FROM hints WHERE course=?"
+        + (" AND student=?" if student is not None else "") + " GROUP BY student, puzzle",
+        (course.key,) if student is None else (course.key, student))}
+    by_name = dict(dates)
+    best: dict[tuple[int, str], tuple[tuple[float, bool, float], bool, int | None, str]] = {}
+    attempts: Counter[tuple[int, str]] = Counter()
+    for r in rows:
+        key = (r["student"], r["puzzle"])
+        attempts[key] += r["attempts"]
+        reached = bool(r["reached"])
+        when = TIMINGS[r["timing"]] if reached else "on time"
+        power = None if r["best"] is None else int(r["best"])
+        # the score after the date rule, before the hints' cost (the same for every timing)
+        kept = by_name[r["puzzle"]].kept(when) * score(Cell(reached, power, 0),
+                                                       optimum_of[r["puzzle"]])
+        rank = (kept, reached, -power if power is not None else 0.0)
+        if key not in best or rank > best[key][0]:  # ties: the earlier timing stays
+            best[key] = (rank, reached, power, when)
+    return {key: Cell(reached, power, attempts[key], late=when == "late",
+                      too_late=when == "too late", kept=by_name[key[1]].kept(when),
+                      hints_used=hinted.get(key, 0), hint_cost=course.hint_cost)
+            for key, (_, reached, power, when) in best.items()}
 
 
 def histogram(site: Site, course: Course, lesson: Lesson, yours: int | None,
@@ -241,10 +314,100 @@ async def post_answer_page(request: Request) -> Response:
     return JSONResponse(await answer(site, course, lesson, student, await request.body()))
 
 
+# -- hints -------------------------------------------------------------------------------------
+
+HINTS: dict[str, str] = {}  # a puzzle's source → its hint: the solver is asked once a puzzle
+
+
+def start_hint(puzzle: Config) -> str:
+    """A worker's task: the solver's next step from the puzzle's start, in the words of the
+    REPL's `:hint` (`moonasm.solve.advice.hint`) on the machine the puzzle's directives set
+    up, before any answer runs."""
+    from moonasm.solve.advice import hint
+    from moonasm.vm.machine import UNLIMITED, Machine
+
+    m = Machine.from_config(puzzle)
+    m.goal = puzzle.goal
+    per_turn = UNLIMITED if puzzle.power is None else puzzle.power
+    m.begin_turn(1, per_turn)
+    said = hint(m, puzzle.goal, per_turn)
+    return said if isinstance(said, str) else "".join(text for _, text in said).strip()
+
+
+def hint_state(site: Site, course: Course, lesson: Lesson, student: int) -> dict[str, int]:
+    """What the hint button needs: the hints the student was given on the puzzle, and how
+    many unsolved attempts more before one (0: ask now)."""
+    row = site.db.one("SELECT COUNT(*) AS n FROM answers WHERE course=? AND puzzle=? AND "
+                      "student=? AND reached=0", (course.key, lesson.slug, student))
+    unsolved = row["n"] if row is not None else 0
+    used = site.db.one("SELECT COUNT(*) AS n FROM hints WHERE course=? AND puzzle=? AND "
+                       "student=?", (course.key, lesson.slug, student))
+    return {"hints_used": used["n"] if used is not None else 0,
+            "more": max(0, course.hints - unsolved)}
+
+
+def hint_rule(course: Course) -> str:
+    """The course's hint rule in words, for the puzzle's answers page."""
+    if not course.hints:
+        return "this course gives no hints"
+    cost = (f"; each takes {course.hint_cost:g} off the puzzle's score" if course.hint_cost
+            else "; hints cost nothing")
+    return f"hints after {count(course.hints, 'unsolved attempt')}{cost}"
+
+
+async def give_hint(site: Site, course: Course, lesson: Lesson,
+                    student: Person) -> dict[str, Any]:
+    """The solver's next step from the puzzle's start, once the student made the course's
+    `hints` unsolved attempts: 403 when the course gives none, 409 before then."""
+    if not course.hints:
+        raise ApiError(403, f"course '{course.key}' gives no hints")
+    site.rates.hit("answer", f"hint:person:{student.id}")  # the answers' limit, apart
+    state = await site.db.execute_fn(hint_state, site, course, lesson, student.id)
+    if state["more"]:
+        raise ApiError(409, f"a hint comes after {count(course.hints, 'unsolved attempt')} "
+                            f"at this puzzle: {state['more']} more")
+    text = HINTS.get(lesson.source)
+    if text is None:
+        text = HINTS[lesson.source] = await site.runs.call(start_hint, lesson.config)
+    used = await site.db.execute_write_fn(_store_hint, site, course, lesson, student)
+    return {"hint": text, "hints_used": used}
+
+
+def _store_hint(site: Site, course: Course, lesson: Lesson, student: Person) -> int:
+    """The hint recorded (on the writer) at its first ask; the hints used on the puzzle."""
+    with site.db.write() as c:
+        c.execute("INSERT OR IGNORE INTO hints (course, puzzle, student, asked) VALUES "
+                  "(?, ?, ?, ?)", (course.key, lesson.slug, student.id, clock()))
+        row = c.execute("SELECT COUNT(*) FROM hints WHERE course=? AND puzzle=? AND "
+                        "student=?", (course.key, lesson.slug, student.id)).fetchone()
+    return int(row[0])
+
+
+async def post_hint_api(request: Request) -> Response:
+    """A hint for a student (Bearer token): the solver's next step from the puzzle's start."""
+    site = site_of(request)
+    course = course_of(site, request.path_params["key"])
+    lesson = lesson_of(course, request.path_params["name"])
+    student = student_in(await site.db.execute_fn(guard.caller, request, site.db), course)
+    return JSONResponse(await give_hint(site, course, lesson, student))
+
+
+async def post_hint_page(request: Request) -> Response:
+    """A hint for the signed-in student, asked by the answers page (its CSRF token in the
+    X-CSRF-Token header)."""
+    site = site_of(request)
+    guard.check_header(request)
+    course = course_of(site, request.path_params["key"])
+    lesson = lesson_of(course, request.path_params["name"])
+    student = student_in(await site.db.execute_fn(guard.visitor, request, site.db), course)
+    return JSONResponse(await give_hint(site, course, lesson, student))
+
+
 # -- the gradebook ------------------------------------------------------------------------------
 
 def columns_of(site: Site, course: Course) -> list[PuzzleColumn]:
-    return [PuzzleColumn(p.slug, p.title, p.par, site.optima.get(p.source))
+    return [PuzzleColumn(p.slug, p.title, p.par, site.optima.get(p.source),
+                         **dates_json(course.dates_of(p.slug)))
             for p in course.lessons]
 
 
@@ -339,12 +502,27 @@ def course_page(site: Site, request: Request) -> Response:
     mine = progress(site, course, me.id) if me is not None and student else {}
     columns = columns_of(site, course)
     rows = [{"lesson": p, "goal": goal_text(p), "par": halves_number(p.par),
-             "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), column) == 1.0}
+             "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), column) == 1.0,
+             "due": column.due, "late_due": column.late_due}
             for p, column in zip(course.lessons, columns, strict=True)]
     line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons])) \
         if student else None
     return site.page(request, "course.html", course=course, rows=rows, student=student,
-                     progress=line, halves_number=halves_number)
+                     progress=line, halves_number=halves_number, rules=course_rules(course))
+
+
+def course_rules(course: Course) -> list[str]:
+    """The course's dates and hints in words, for its pages (empty: none of either)."""
+    said = []
+    dated = [course.dates, *(d for _, d in course.puzzle_dates)]
+    if any(d.due for d in dated):
+        said.append(f"an answer received after its puzzle's due date is late: its score "
+                    f"times {course.dates.late_factor:g}")
+    if any(d.late_due for d in dated):
+        said.append("after the late due date an answer is still graded, but scores 0")
+    if course.hints:
+        said.append(hint_rule(course))
+    return said
 
 
 @reads
@@ -392,7 +570,8 @@ def grades_page(site: Site, request: Request) -> Response:
               for p in course.lessons}
     totals = [total(mine, columns) for _, _, mine in rows]
     return site.page(request, "grades.html", course=course, columns=columns, rows=rows,
-                     totals=totals, charts=charts, halves_number=halves_number)
+                     totals=totals, charts=charts, halves_number=halves_number,
+                     rules=course_rules(course))
 
 
 # -- a student's course and their answers (the teacher's, and the student's own) ----------------
@@ -434,14 +613,17 @@ def verdict(grade: dict[str, Any]) -> str:
 
 
 def answers_of(site: Site, course: Course, ident: int, puzzle: str) -> list[dict[str, Any]]:
-    """A student's answers to a puzzle, newest first: source, time, verdict."""
+    """A student's answers to a puzzle, newest first: source, time, verdict, and its timing
+    against the puzzle's dates (`on time`, `late`, `too late`)."""
+    dates = course.dates_of(puzzle)
     rows = site.db.all("SELECT source, grade, submitted FROM answers WHERE course=? AND "
                        "puzzle=? AND student=? ORDER BY id DESC", (course.key, puzzle, ident))
     out = []
     for r in rows:
         grade = json.loads(r["grade"])
         out.append({"at": iso(r["submitted"]), "source": r["source"],
-                    "reached": bool(grade.get("reached")), "verdict": verdict(grade)})
+                    "reached": bool(grade.get("reached")), "verdict": verdict(grade),
+                    "timing": dates.timing(r["submitted"])})
     return out
 
 
@@ -456,12 +638,13 @@ def student_page(site: Site, request: Request) -> Response:
         "SELECT puzzle, MAX(submitted) AS at FROM answers WHERE course=? AND student=? "
         "GROUP BY puzzle", (course.key, ident))}
     rows = [{"lesson": p, "best": mine.get(p.slug), "optimal": score(mine.get(p.slug), c) == 1.0,
-             "par": halves_number(p.par), "last": iso(last.get(p.slug))}
+             "par": halves_number(p.par), "last": iso(last.get(p.slug)),
+             "due": c.due, "late_due": c.late_due}
             for p, c in zip(course.lessons, columns, strict=True)]
     line = progress_line(standing(columns, [mine.get(p.slug) for p in course.lessons]))
     return site.page(request, "student.html", course=course, student_id=ident,
                      student_name=name, rows=rows, progress=line,
-                     halves_number=halves_number)
+                     halves_number=halves_number, rules=course_rules(course))
 
 
 @reads
@@ -470,10 +653,15 @@ def student_answers_page(site: Site, request: Request) -> Response:
     course = course_of(site, request.path_params["key"])
     ident, name = seen_student(site, request, course)
     lesson = lesson_of(course, request.path_params["name"])
+    me = guard.visitor(request, site.db)
+    asker = me is not None and me.id == ident  # the student: the teacher asks no hints
+    hints = hint_state(site, course, lesson, ident) if course.hints and asker else None
     return site.page(request, "answers.html", course=course, student_id=ident,
                      student_name=name, lesson=lesson, goal=goal_text(lesson),
                      par=halves_number(lesson.par),
-                     answers=answers_of(site, course, ident, lesson.slug))
+                     answers=answers_of(site, course, ident, lesson.slug),
+                     dates=dates_json(course.dates_of(lesson.slug)), hints=hints,
+                     hint_rule=hint_rule(course), asker=asker)
 
 
 def text_width(text: str) -> float:
@@ -573,7 +761,7 @@ async def get_courses(request: Request) -> Response:
 
 
 async def get_course(request: Request) -> Response:
-    """A course's puzzles: name, title, what each teaches, goal, par."""
+    """A course's puzzles: name, title, what each teaches, goal, par, due dates; its hints."""
     site = site_of(request)
     return JSONResponse(course_json(course_of(site, request.path_params["key"])))
 
@@ -583,6 +771,8 @@ ROUTES = [
     Route("/api/courses/{key}", get_course, methods=["GET"], name="api_course"),
     Route("/api/courses/{key}/puzzles/{name}/answers", post_answer_api, methods=["POST"],
           name="api_answers"),
+    Route("/api/courses/{key}/puzzles/{name}/hint", post_hint_api, methods=["POST"],
+          name="api_hint"),
     Route("/api/courses/{key}/grades", get_grades_api, methods=["GET"], name="api_grades"),
     Route("/courses", courses_page, methods=["GET"], name="courses"),
     Route("/courses/{key}", course_page, methods=["GET"], name="course"),
@@ -595,5 +785,6 @@ ROUTES = [
           methods=["GET"], name="student_answers"),
     Route("/courses/{key}/{name}", puzzle_page, methods=["GET"], name="puzzle"),
     Route("/courses/{key}/{name}/answers", post_answer_page, methods=["POST"], name="answers"),
+    Route("/courses/{key}/{name}/hint", post_hint_page, methods=["POST"], name="hint"),
     Route("/courses/{key}/{name}/histogram.svg", histogram_svg, methods=["GET"], name="histogram"),
 ]

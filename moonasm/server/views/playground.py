@@ -14,6 +14,7 @@ import re
 import secrets
 import time
 from functools import lru_cache
+from typing import TypeGuard
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -22,14 +23,18 @@ from starlette.routing import Route
 from moonasm.server.guard import ApiError, JSONResponse, client_key, json_body
 from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, reads, site_of
+from moonasm.server.views.shared import MAX_STEPS, PLAYGROUND_FILE, RUN_SECONDS, shared
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
-MAX_STEPS = 100_000
 MAX_TRACE = 10_000
-RUN_SECONDS = 2.0
+DEBUG_KEYS = frozenset({"breakpoints", "watch", "from", "until"})  # any makes a debug run
+DEBUG_MAX_STEPS = 1_000_000  # a debug run's steps a turn, as `moonasm run`'s
+MAX_BREAKPOINTS = 1_000
+MAX_LINE = 1 << 20
+MAX_WATCHES = 16
+WATCH_CHARS = 200
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
-PLAYGROUND_FILE = "playground.masm"  # the file name diagnostics give
 # a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
 # which cannot hold one), not a Python loop over 64 KiB on the event loop
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -89,15 +94,52 @@ async def post_check(request: Request) -> Response:
 
 
 async def post_run(request: Request) -> Response:
-    """A program run as `moonasm run --json` runs it, with its trace (bounded)."""
-    from moonasm.vm.outcome import limited_run
+    """A program run as `moonasm run --json` runs it, with its trace (bounded); with
+    `breakpoints`, `watch`, `from` or `until`, the debugger's run to its first stop."""
+    from moonasm.vm.outcome import limited_debug_run, limited_run
 
     site = site_of(request)
     site.rates.hit("run", client_key(request))
-    source = await source_of(request)
-    result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS, MAX_TRACE,
-                                  RUN_SECONDS)
-    return JSONResponse(result)
+    body = await json_body(request)
+    source = source_in(body)
+    if not DEBUG_KEYS & body.keys():
+        result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS,
+                                      MAX_TRACE, RUN_SECONDS)
+        return JSONResponse(result)
+    breakpoints, watches, start, until = debug_request(body)
+    kind, answer = await site.runs.call(limited_debug_run, source, PLAYGROUND_FILE,
+                                        breakpoints, watches, start, until, DEBUG_MAX_STEPS,
+                                        RUN_SECONDS)
+    if kind == "watch":
+        raise ApiError(422, answer["error"], diagnostics=answer["diagnostics"],
+                       watch=answer["watch"])
+    return JSONResponse(answer)
+
+
+def debug_request(body: dict[str, object]) -> tuple[list[int], list[str], int, int | None]:
+    """A debug run's `breakpoints`, `watch`, `from` and `until`, checked (400 when one is
+    not what spec §12 says)."""
+    breakpoints = body.get("breakpoints", [])
+    if not isinstance(breakpoints, list) or len(breakpoints) > MAX_BREAKPOINTS or not all(
+            _whole(line) and 1 <= line <= MAX_LINE for line in breakpoints):
+        raise ApiError(400, f"'breakpoints' must be a list of at most {MAX_BREAKPOINTS} line "
+                       f"numbers (1 to {MAX_LINE})")
+    watches = body.get("watch", [])
+    if not isinstance(watches, list) or len(watches) > MAX_WATCHES or not all(
+            isinstance(text, str) and len(text) <= WATCH_CHARS for text in watches):
+        raise ApiError(400, f"'watch' must be a list of at most {MAX_WATCHES} strings of at "
+                       f"most {WATCH_CHARS} characters")
+    start = body.get("from", 0)
+    if not _whole(start) or start < 0:
+        raise ApiError(400, "'from' must be a step: a whole number, 0 or more")
+    until = body.get("until")
+    if until is not None and (not _whole(until) or until < 0):
+        raise ApiError(400, "'until' must be a step: a whole number, 0 or more")
+    return breakpoints, watches, start, until
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def share(site: Site, source: str) -> str:
@@ -113,13 +155,6 @@ def share(site: Site, source: str) -> str:
         c.execute("INSERT INTO programs (id, source, created) VALUES (?, ?, ?)",
                   (ident, source, time.time()))
     return ident
-
-
-def shared(site: Site, ident: str) -> str:
-    row = site.db.one("SELECT source FROM programs WHERE id=?", (ident,))
-    if row is None:
-        raise ApiError(404, f"no shared program '{ident}'")
-    return str(row["source"])
 
 
 async def post_program(request: Request) -> Response:
@@ -188,3 +223,73 @@ ROUTES = [
     Route("/api/programs/{share}", get_program, methods=["GET"], name="api_program"),
     Route("/static/moon-words.js", moon_mode_js, methods=["GET"], name="moon_words"),
 ]
+
+
+# -- the playground's hint (spec §12: the solver's cheapest continuation, the REPL's :hint) ----
+
+def hint_of(source: str, file: str, max_steps: int, seconds: float) -> dict[str, object]:
+    """A worker's task: `source` checked and run as `moonasm run` runs it (bounded by steps
+    and `seconds`), then the solver asked from where the run ends, as the REPL's `:hint` asks
+    it (the acting player, the power left in the turn and a hacker's free uses count), given
+    `seconds` too: a worker is held at most twice a run's time. The answer: `solve --json`'s
+    keys, `hint` (the REPL's words, or why there is none) and `next` (the first statement),
+    or `diagnostics` when the program does not check."""
+    import signal
+
+    from moonasm import isa
+    from moonasm.lang.check import check
+    from moonasm.lang.directives import SPECS
+    from moonasm.lang.document import is_bot
+    from moonasm.lang.parse import parse
+    from moonasm.solve.advice import cheapest, next_step
+    from moonasm.vm.outcome import TimeLimit
+    from moonasm.vm.script import run_script
+
+    none: dict[str, object] = {"solved": False, "power": None, "operations": None,
+                               "turns": None, "program": None, "next": None}
+    parsed = parse(source)
+    bot = is_bot(parsed)
+    result = check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
+    if result.program is None:
+        return {"diagnostics": [d.to_json(file) for d in result.errors]}
+
+    def stop(signum: int, frame: object) -> None:
+        raise TimeLimit
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        ran = run_script(result.program, max_steps=max_steps)
+    except TimeLimit:
+        return {**none, "hint": f"the program's run took more than {seconds:g} s: no hint "
+                "from where it would end"}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    m = ran.machine
+    power = result.program.config.power
+    per_turn = float("inf") if power is None else power
+    solution = cheapest(m, m.goal, per_turn, seconds)
+    if isinstance(solution, str):
+        return {**none, "hint": solution}
+    words = "".join(text for _, text in next_step(m, m.goal, solution))
+    return {"solved": True, "power": isa.halves_number(solution.power),
+            "operations": solution.operations, "turns": solution.turns,
+            "program": solution.program(), "next": solution.steps[0].text,
+            "hint": words.rstrip("\n")}
+
+
+async def post_hint(request: Request) -> Response:
+    """The solver's cheapest way to the program's `.goal` from where its run ends, with the
+    REPL's `:hint` words (200 with `solved` false and why when there is none)."""
+    site = site_of(request)
+    site.rates.hit("run", client_key(request))
+    source = await source_of(request)
+    answer = await site.runs.call(hint_of, source, PLAYGROUND_FILE, MAX_STEPS, RUN_SECONDS)
+    if "diagnostics" in answer:
+        raise ApiError(422, "the program has errors: fix them for a hint",
+                       diagnostics=answer["diagnostics"])
+    return JSONResponse(answer)
+
+
+ROUTES.append(Route("/api/hint", post_hint, methods=["POST"], name="api_hint"))

@@ -1,5 +1,6 @@
 """What more than one area shows: a stored game as its reader may see it, the recent games
-of a hill or a bot, bots' names, and the rating chart."""
+of a hill or a bot, bots' names, the rating chart, and the playground's shared programs and
+run limits (the playground runs and shares them, Compare reads and runs them)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,23 @@ from typing import Any
 from starlette.responses import Response
 
 from moonasm.server import shapes
+from moonasm.server.guard import ApiError
 from moonasm.server.ladder import record_of
 from moonasm.server.people import Person
 from moonasm.server.site import Site, readable_bots
 
 RECENT = 20
+MAX_STEPS = 100_000  # a playground run's (spec §11), and each of a Compare's two
+RUN_SECONDS = 2.0
+PLAYGROUND_FILE = "playground.masm"  # the file name a playground program's diagnostics give
+
+
+def shared(site: Site, ident: str) -> str:
+    """A shared program's source (`/p/ID`); 404 when there is none by that id."""
+    row = site.db.one("SELECT source FROM programs WHERE id=?", (ident,))
+    if row is None:
+        raise ApiError(404, f"no shared program '{ident}'")
+    return str(row["source"])
 
 
 def game_json(site: Site, row: sqlite3.Row, person: Person | None) -> dict[str, Any]:
