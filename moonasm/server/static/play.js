@@ -18,7 +18,7 @@
       const link = document.createElement("a");
       link.id = "shared-link";
       link.href = root.dataset.sharedUrl.replace("{share}", encodeURIComponent(data.id));
-      link.textContent = location.origin + link.pathname;
+      link.textContent = link.href;  // the whole link: a static site's holds the program in its fragment
       status.replaceChildren(document.createTextNode("shared: "), link);
     });
   }

@@ -144,12 +144,6 @@
   if (play && $("status")) {
     // a shared link opened over the playground (the same page, another fragment): open it
     window.addEventListener("hashchange", () => { if (location.hash.startsWith("#p=")) location.reload(); });
-    // the editor writes a shared link's path alone (the server's /p/ID); the site's is in its
-    // fragment: show the whole link
-    new MutationObserver(() => {
-      const link = $("shared-link");
-      if (link && link.textContent !== link.href) link.textContent = link.href;
-    }).observe($("status"), { childList: true, subtree: true });
   }
 
   // -- a puzzle's hint ----------------------------------------------------------------------------
