@@ -52,6 +52,7 @@ ROUTES = {
     "api_check": "api/check",
     "api_run": "api/run",
     "api_programs": "api/programs",
+    "api_hint": "api/hint",
     "shared": "play.html#p={share}",
     "course": "index.html#course-{key}",
     "puzzle": "{key}/{name}.html",
@@ -253,29 +254,6 @@ def lark_wheel() -> tuple[str, bytes]:
 
 # -- pages ---------------------------------------------------------------------------------------
 
-def moon_words() -> str:
-    """The editor's MOON words from the instruction table: the bytes of the server's
-    `/static/moon-words.js` (a test holds them equal), which the site cannot import."""
-    from moonasm import isa
-    from moonasm.lang.directives import SPECS
-    from moonasm.status import FAULT_KINDS
-
-    words = {
-        "operation": sorted(op.mnemonic for op in isa.TABLE if op.is_machine_op),
-        "jump": sorted(isa.JUMPS),
-        "thinking": sorted({op.mnemonic for op in isa.TABLE if not op.is_machine_op}
-                           - set(isa.JUMPS)),
-        "register": sorted(isa.REGISTERS),
-        "ram": sorted(isa.RAM_WORDS),
-        "game": sorted(isa.VALUE_WORDS),
-        "argument": sorted({w.upper() for w in (*isa.MODES, *isa.HACKERS)}),
-        "directive": sorted(SPECS),
-        "fault": sorted(FAULT_KINDS),
-    }
-    return (f"// Generated from moonasm's instruction table; do not edit.\n"
-            f"window.MOON_WORDS = {json.dumps(words)};\n")
-
-
 class Pages:
     """The Jinja environment: the site's templates first (its `base.html`), then the
     server's, with `url`, `pattern` and `static` giving the site's relative URLs from the
@@ -431,6 +409,8 @@ def written(out: Path, files: dict[str, bytes]) -> None:
 def build(out: Path, course_folders: list[str], pyodide: Path | None,
           say: Callable[[str], None]) -> dict[str, int]:
     """Write the site into `out`; its files' sizes by path."""
+    from moonasm.lang.moon_words import moon_mode
+
     courses = courses_of(course_folders)
     checked_out(out)
     source = checked_pyodide(pyodide) if pyodide is not None else fetched_pyodide(say)
@@ -440,7 +420,7 @@ def build(out: Path, course_folders: list[str], pyodide: Path | None,
     wheels = [moonasm_wheel(), lark_wheel()]
     for name, data in wheels:
         files[f"wheels/{name}"] = data
-    files["static/moon-words.js"] = moon_words().encode()
+    files["static/moon-words.js"] = moon_mode().encode()
     files["static/site.json"] = json.dumps(
         {"wheels": [f"wheels/{name}" for name, _ in wheels], "pyodide": "pyodide/",
          "sizes": {name: len(files[f"pyodide/{name}"]) for name in PYODIDE_LOADED}}).encode()

@@ -1,12 +1,15 @@
 """What the site's Web Worker runs in Pyodide: the answers to the editor's requests
-(`api/check`, `api/run`, `api/programs`, a puzzle's answer and hint) from the functions the
-server's views call, so the JSON is the server's and `moonasm check/run/grade/solve --json`'s.
+(`api/check`, `api/run` and its debug runs, `api/hint`, `api/programs`, a puzzle's answer and
+hint) from the functions the server's views call, so the JSON is the server's and
+`moonasm check/run/grade/solve --json`'s.
 
 `handle` is the one entry: a method, a path below `api/`, the body's bytes and, for a
 puzzle, its source and proven optimum (the page's shim reads them from the site's files);
 it answers (status, JSON text), an error as `{"error": MESSAGE}` like the server's, never a
 traceback. Limits are the server's: sources at most 64 KiB, runs at most 100,000 steps with a
-trace of at most 10,000 statements.
+trace of at most 10,000 statements. Pyodide has no signals, so nothing is stopped by the
+server's 2 s: runs, debug runs and a hint's run are bounded by their steps, a hint's search by
+the solver's own budget.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from typing import Any
 SOURCE_LIMIT = 64 * 1024
 MAX_STEPS = 100_000
 MAX_TRACE = 10_000
+# a debug run's steps: the plain run's bound (the server's 1,000,000 are held to 2 s by a
+# signal; here a run to a stop deep in them would hold the page's worker for ten seconds)
+DEBUG_MAX_STEPS = MAX_STEPS
 PLAYGROUND_FILE = "playground.masm"  # the file names diagnostics give, as the server's
 ANSWER_FILE = "answer.masm"
 HINT_SECONDS = 8.0  # `moonasm solve`'s default budget
@@ -51,7 +57,10 @@ def _route(method: str, path: str, body: bytes, puzzle: str | None,
     if method == "POST" and parts == ["check"]:
         return 200, check(_json(body))
     if method == "POST" and parts == ["run"]:
-        return 200, run(source_in(_json(body)))
+        request = _json(body)
+        return 200, run(source_in(request), request)
+    if method == "POST" and parts == ["hint"]:
+        return 200, playground_hint(source_in(_json(body)))
     if method == "POST" and parts == ["programs"]:
         return 201, {"id": share_id(source_in(_json(body)))}
     if len(parts) == 4 and parts[0] == "courses" and parts[3] in ("answers", "hint"):
@@ -110,11 +119,42 @@ def check(body: JsonObject) -> JsonObject:
         d for d in diagnostics_of(source, PLAYGROUND_FILE) if d["line"] not in lines]}
 
 
-def run(source: str) -> JsonObject:
-    """`POST api/run`: the `run --json` object with its trace, bounded as the server's."""
-    from moonasm.vm.outcome import traced_run
+def run(source: str, request: JsonObject) -> JsonObject:
+    """`POST api/run`: the `run --json` object with its trace, bounded as the server's; with
+    `breakpoints`, `watch`, `from` or `until`, the debugger's run to its first stop (spec
+    §12), its body checked and a malformed watch refused as the server's."""
+    from moonasm.vm.outcome import (
+        DEBUG_KEYS,
+        BadDebugRequest,
+        debug_request,
+        debug_run,
+        traced_run,
+    )
 
-    return traced_run(source, PLAYGROUND_FILE, max_steps=MAX_STEPS, max_trace=MAX_TRACE)
+    if not DEBUG_KEYS & request.keys():
+        return traced_run(source, PLAYGROUND_FILE, max_steps=MAX_STEPS, max_trace=MAX_TRACE)
+    try:
+        asked = debug_request(request)
+    except BadDebugRequest as e:
+        raise Refused(400, str(e)) from None
+    kind, answer = debug_run(source, PLAYGROUND_FILE, asked.breakpoints, asked.watches,
+                             asked.start, asked.until, max_steps=DEBUG_MAX_STEPS)
+    if kind == "watch":
+        raise Refused(422, answer["error"], diagnostics=answer["diagnostics"],
+                      watch=answer["watch"])
+    return answer
+
+
+def playground_hint(source: str) -> JsonObject:
+    """`POST api/hint`: the server's hint of the program (`hint_of`), its run bounded by
+    steps alone and the solver by its own budget."""
+    from moonasm.solve.advice import hint_of
+
+    answer = hint_of(source, PLAYGROUND_FILE, MAX_STEPS, HINT_SECONDS, None)
+    if "diagnostics" in answer:
+        raise Refused(422, "the program has errors: fix them for a hint",
+                      diagnostics=answer["diagnostics"])
+    return answer
 
 
 def share_id(source: str) -> str:
@@ -168,18 +208,14 @@ def grade(puzzle: str, body: bytes, optimum: float | None) -> JsonObject:
 
 
 def solve(config: Any) -> JsonObject:
-    """`moonasm solve --json`'s object for a puzzle: numpy's search where numpy is, else the
-    general search, which proves the same optimum in plain Python (Pyodide has no numpy)."""
-    from importlib.util import find_spec
-
+    """`moonasm solve --json`'s object for a puzzle (without numpy, as in Pyodide, the solver's
+    general search proves the same optimum in plain Python)."""
     from moonasm.isa import halves_number
-    from moonasm.solve import BudgetExceeded, Problem, dijkstra
-    from moonasm.solve import solve as fastest
+    from moonasm.solve import BudgetExceeded, Problem
+    from moonasm.solve import solve as cheapest
 
-    problem = Problem.from_config(config)
-    search = fastest if find_spec("numpy") is not None else dijkstra
     try:
-        solution = search(problem, seconds=HINT_SECONDS)
+        solution = cheapest(Problem.from_config(config), seconds=HINT_SECONDS)
     except BudgetExceeded:
         solution = None
     if solution is None:

@@ -25,12 +25,14 @@ def solve(problem: Problem, *, seconds: float = DEFAULT_SECONDS,
     the rules allow none; raises BudgetExceeded when neither was proved within the budget.
 
     One turn without free hacker uses (the common case) goes to the vectorised search of
-    `layered`; everything else to the general Dijkstra of `search`."""
+    `layered`; everything else, and everything where numpy is missing (the static site's
+    Pyodide), to the general Dijkstra of `search`, which proves the same optimum slower."""
     import time
+    from importlib.util import find_spec
 
     from moonasm.solve import layered, search
 
-    if not layered.applies(problem):
+    if not layered.applies(problem) or find_spec("numpy") is None:
         return dijkstra(problem, seconds=seconds, max_states=max_states)
     # Most puzzles are a few operations deep: plain Python settles them before numpy would
     # have been imported. The others it gives up on early, when it is sure to need more.

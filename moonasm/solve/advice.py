@@ -102,3 +102,48 @@ def whole(m: Machine, goal: int | None, per_turn: float) -> Lines | str:
                           f"{solution.seats[turn - 1]})\n"))
         lines.append(("", f"  {step.text}\n"))
     return lines
+
+
+def hint_of(source: str, file: str, max_steps: int, seconds: float,
+            run_seconds: float | None) -> dict[str, object]:
+    """The playground's hint (spec §12): `source` checked and run as `moonasm run` runs it
+    (bounded by `max_steps`, and by `run_seconds` when given: SIGALRM, on a process's main
+    thread, as the server's workers have it; None where there are no signals, as in the
+    static site's Pyodide), then the solver asked from where the run ends, as the REPL's
+    `:hint` asks it (the acting player, the power left in the turn and a hacker's free uses
+    count), given `seconds`. The answer: `solve --json`'s keys, `hint` (the REPL's words, or
+    why there is none) and `next` (the first statement), or `diagnostics` when the program
+    does not check. One function for the server's `/api/hint` and the site's worker."""
+    from moonasm.lang.check import check
+    from moonasm.lang.directives import SPECS
+    from moonasm.lang.document import is_bot
+    from moonasm.lang.parse import parse
+    from moonasm.vm.outcome import within
+    from moonasm.vm.script import ScriptResult, run_script
+
+    none: dict[str, object] = {"solved": False, "power": None, "operations": None,
+                               "turns": None, "program": None, "next": None}
+    parsed = parse(source)
+    bot = is_bot(parsed)
+    result = check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
+    program = result.program
+    if program is None:
+        return {"diagnostics": [d.to_json(file) for d in result.errors]}
+    if run_seconds is None:
+        ran: ScriptResult | None = run_script(program, max_steps=max_steps)
+    else:
+        ran = within(run_seconds, lambda: run_script(program, max_steps=max_steps), None)
+    if ran is None:
+        return {**none, "hint": f"the program's run took more than {run_seconds:g} s: no "
+                "hint from where it would end"}
+    m = ran.machine
+    power = program.config.power
+    per_turn = float("inf") if power is None else power
+    solution = cheapest(m, m.goal, per_turn, seconds)
+    if isinstance(solution, str):
+        return {**none, "hint": solution}
+    words = "".join(text for _, text in next_step(m, m.goal, solution))
+    return {"solved": True, "power": isa.halves_number(solution.power),
+            "operations": solution.operations, "turns": solution.turns,
+            "program": solution.program(), "next": solution.steps[0].text,
+            "hint": words.rstrip("\n")}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import math
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from moonasm import isa
 from moonasm.diagnostics import Diagnostic
@@ -404,6 +404,52 @@ class _Recorder:
                                                                         strict=True)),
                  "ram": dict(zip(owners, ram, strict=True)), "step": step}
                 for step, stmt, cost, left, regs, ram in self.kept]
+
+
+DEBUG_KEYS = frozenset({"breakpoints", "watch", "from", "until"})  # any makes a debug run
+MAX_BREAKPOINTS = 1_000
+MAX_LINE = 1 << 20
+MAX_WATCHES = 16
+WATCH_CHARS = 200
+
+
+class BadDebugRequest(ValueError):
+    """A debug run's request that is not what spec §12 says: a 400 with this message."""
+
+
+@dataclasses.dataclass(frozen=True)
+class DebugRequest:
+    breakpoints: list[int]
+    watches: list[str]
+    start: int
+    until: int | None
+
+
+def debug_request(body: dict[str, object]) -> DebugRequest:
+    """A debug run's `breakpoints`, `watch`, `from` and `until` from a request's JSON body,
+    checked: one copy for the server's `/api/run` and the static site's worker, so both
+    refuse the same bodies in the same words."""
+    breakpoints = body.get("breakpoints", [])
+    if not isinstance(breakpoints, list) or len(breakpoints) > MAX_BREAKPOINTS or not all(
+            _whole(line) and 1 <= line <= MAX_LINE for line in breakpoints):
+        raise BadDebugRequest(f"'breakpoints' must be a list of at most {MAX_BREAKPOINTS} "
+                              f"line numbers (1 to {MAX_LINE})")
+    watches = body.get("watch", [])
+    if not isinstance(watches, list) or len(watches) > MAX_WATCHES or not all(
+            isinstance(text, str) and len(text) <= WATCH_CHARS for text in watches):
+        raise BadDebugRequest(f"'watch' must be a list of at most {MAX_WATCHES} strings of "
+                              f"at most {WATCH_CHARS} characters")
+    start = body.get("from", 0)
+    if not _whole(start) or start < 0:
+        raise BadDebugRequest("'from' must be a step: a whole number, 0 or more")
+    until = body.get("until")
+    if until is not None and (not _whole(until) or until < 0):
+        raise BadDebugRequest("'until' must be a step: a whole number, 0 or more")
+    return DebugRequest(breakpoints, watches, start, until)
+
+
+def _whole(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def debug_run(source: str, file: str, breakpoints: list[int], watches: list[str],

@@ -9,12 +9,9 @@ bounded by steps, time and trace, are refused when all are busy). The MOON mode 
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
-from functools import lru_cache
-from typing import TypeGuard
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -27,12 +24,7 @@ from moonasm.server.views.shared import MAX_STEPS, PLAYGROUND_FILE, RUN_SECONDS,
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
 MAX_TRACE = 10_000
-DEBUG_KEYS = frozenset({"breakpoints", "watch", "from", "until"})  # any makes a debug run
 DEBUG_MAX_STEPS = 1_000_000  # a debug run's steps a turn, as `moonasm run`'s
-MAX_BREAKPOINTS = 1_000
-MAX_LINE = 1 << 20
-MAX_WATCHES = 16
-WATCH_CHARS = 200
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 # a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
@@ -96,7 +88,13 @@ async def post_check(request: Request) -> Response:
 async def post_run(request: Request) -> Response:
     """A program run as `moonasm run --json` runs it, with its trace (bounded); with
     `breakpoints`, `watch`, `from` or `until`, the debugger's run to its first stop."""
-    from moonasm.vm.outcome import limited_debug_run, limited_run
+    from moonasm.vm.outcome import (
+        DEBUG_KEYS,
+        BadDebugRequest,
+        debug_request,
+        limited_debug_run,
+        limited_run,
+    )
 
     site = site_of(request)
     site.rates.hit("run", client_key(request))
@@ -106,40 +104,17 @@ async def post_run(request: Request) -> Response:
         result = await site.runs.call(limited_run, source, PLAYGROUND_FILE, MAX_STEPS,
                                       MAX_TRACE, RUN_SECONDS)
         return JSONResponse(result)
-    breakpoints, watches, start, until = debug_request(body)
+    try:
+        asked = debug_request(body)
+    except BadDebugRequest as e:
+        raise ApiError(400, str(e)) from None
     kind, answer = await site.runs.call(limited_debug_run, source, PLAYGROUND_FILE,
-                                        breakpoints, watches, start, until, DEBUG_MAX_STEPS,
-                                        RUN_SECONDS)
+                                        asked.breakpoints, asked.watches, asked.start,
+                                        asked.until, DEBUG_MAX_STEPS, RUN_SECONDS)
     if kind == "watch":
         raise ApiError(422, answer["error"], diagnostics=answer["diagnostics"],
                        watch=answer["watch"])
     return JSONResponse(answer)
-
-
-def debug_request(body: dict[str, object]) -> tuple[list[int], list[str], int, int | None]:
-    """A debug run's `breakpoints`, `watch`, `from` and `until`, checked (400 when one is
-    not what spec §12 says)."""
-    breakpoints = body.get("breakpoints", [])
-    if not isinstance(breakpoints, list) or len(breakpoints) > MAX_BREAKPOINTS or not all(
-            _whole(line) and 1 <= line <= MAX_LINE for line in breakpoints):
-        raise ApiError(400, f"'breakpoints' must be a list of at most {MAX_BREAKPOINTS} line "
-                       f"numbers (1 to {MAX_LINE})")
-    watches = body.get("watch", [])
-    if not isinstance(watches, list) or len(watches) > MAX_WATCHES or not all(
-            isinstance(text, str) and len(text) <= WATCH_CHARS for text in watches):
-        raise ApiError(400, f"'watch' must be a list of at most {MAX_WATCHES} strings of at "
-                       f"most {WATCH_CHARS} characters")
-    start = body.get("from", 0)
-    if not _whole(start) or start < 0:
-        raise ApiError(400, "'from' must be a step: a whole number, 0 or more")
-    until = body.get("until")
-    if until is not None and (not _whole(until) or until < 0):
-        raise ApiError(400, "'until' must be a step: a whole number, 0 or more")
-    return breakpoints, watches, start, until
-
-
-def _whole(value: object) -> TypeGuard[int]:
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def share(site: Site, source: str) -> str:
@@ -185,31 +160,10 @@ def shared_page(site: Site, request: Request) -> Response:
     return site.page(request, "play.html", source=shared(site, ident), share=ident)
 
 
-@lru_cache(maxsize=1)
-def moon_mode() -> str:
-    """The editor's MOON mode: its word lists from the instruction table."""
-    from moonasm import isa
-    from moonasm.lang.directives import SPECS
-    from moonasm.status import FAULT_KINDS
-
-    words = {
-        "operation": sorted(op.mnemonic for op in isa.TABLE if op.is_machine_op),
-        "jump": sorted(isa.JUMPS),
-        "thinking": sorted({op.mnemonic for op in isa.TABLE if not op.is_machine_op}
-                           - set(isa.JUMPS)),
-        "register": sorted(isa.REGISTERS),
-        "ram": sorted(isa.RAM_WORDS),
-        "game": sorted(isa.VALUE_WORDS),
-        "argument": sorted({w.upper() for w in (*isa.MODES, *isa.HACKERS)}),
-        "directive": sorted(SPECS),
-        "fault": sorted(FAULT_KINDS),  # a run's error of these kinds is a fault, not a check's
-    }
-    return (f"// Generated from moonasm's instruction table; do not edit.\n"
-            f"window.MOON_WORDS = {json.dumps(words)};\n")
-
-
 async def moon_mode_js(request: Request) -> Response:
     """The editor's MOON words, generated from the instruction table."""
+    from moonasm.lang.moon_words import moon_mode
+
     return Response(moon_mode(), media_type="text/javascript",
                     headers={"Cache-Control": "public, max-age=3600"})
 
@@ -227,65 +181,17 @@ ROUTES = [
 
 # -- the playground's hint (spec §12: the solver's cheapest continuation, the REPL's :hint) ----
 
-def hint_of(source: str, file: str, max_steps: int, seconds: float) -> dict[str, object]:
-    """A worker's task: `source` checked and run as `moonasm run` runs it (bounded by steps
-    and `seconds`), then the solver asked from where the run ends, as the REPL's `:hint` asks
-    it (the acting player, the power left in the turn and a hacker's free uses count), given
-    `seconds` too: a worker is held at most twice a run's time. The answer: `solve --json`'s
-    keys, `hint` (the REPL's words, or why there is none) and `next` (the first statement),
-    or `diagnostics` when the program does not check."""
-    import signal
-
-    from moonasm import isa
-    from moonasm.lang.check import check
-    from moonasm.lang.directives import SPECS
-    from moonasm.lang.document import is_bot
-    from moonasm.lang.parse import parse
-    from moonasm.solve.advice import cheapest, next_step
-    from moonasm.vm.outcome import TimeLimit
-    from moonasm.vm.script import run_script
-
-    none: dict[str, object] = {"solved": False, "power": None, "operations": None,
-                               "turns": None, "program": None, "next": None}
-    parsed = parse(source)
-    bot = is_bot(parsed)
-    result = check(parsed, bot=bot, given=[(SPECS[".bits"], 4)] if bot else [])
-    if result.program is None:
-        return {"diagnostics": [d.to_json(file) for d in result.errors]}
-
-    def stop(signum: int, frame: object) -> None:
-        raise TimeLimit
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        ran = run_script(result.program, max_steps=max_steps)
-    except TimeLimit:
-        return {**none, "hint": f"the program's run took more than {seconds:g} s: no hint "
-                "from where it would end"}
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-    m = ran.machine
-    power = result.program.config.power
-    per_turn = float("inf") if power is None else power
-    solution = cheapest(m, m.goal, per_turn, seconds)
-    if isinstance(solution, str):
-        return {**none, "hint": solution}
-    words = "".join(text for _, text in next_step(m, m.goal, solution))
-    return {"solved": True, "power": isa.halves_number(solution.power),
-            "operations": solution.operations, "turns": solution.turns,
-            "program": solution.program(), "next": solution.steps[0].text,
-            "hint": words.rstrip("\n")}
-
-
 async def post_hint(request: Request) -> Response:
     """The solver's cheapest way to the program's `.goal` from where its run ends, with the
     REPL's `:hint` words (200 with `solved` false and why when there is none)."""
     site = site_of(request)
     site.rates.hit("run", client_key(request))
     source = await source_of(request)
-    answer = await site.runs.call(hint_of, source, PLAYGROUND_FILE, MAX_STEPS, RUN_SECONDS)
+    from moonasm.solve.advice import hint_of
+
+    # the run stopped at RUN_SECONDS by a signal (a worker's main thread), and the solver too
+    answer = await site.runs.call(hint_of, source, PLAYGROUND_FILE, MAX_STEPS, RUN_SECONDS,
+                                  RUN_SECONDS)
     if "diagnostics" in answer:
         raise ApiError(422, "the program has errors: fix them for a hint",
                        diagnostics=answer["diagnostics"])
