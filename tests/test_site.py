@@ -199,7 +199,9 @@ def test_without_pyodide_or_npm_it_says_how_to_get_it(tmp_path: Path) -> None:
 
 WORKER_SCRIPT = r"""
 import json, sys
+import moonasm
 from moonasm.site.worker import handle
+assert moonasm.__file__.startswith(sys.argv[1]), moonasm.__file__  # the wheel's, not the tree's
 for method, path, body, puzzle in json.loads(sys.stdin.read()):
     print(json.dumps(handle(method, path, body.encode(), puzzle, None)))
 """
@@ -212,8 +214,11 @@ def wheel_answers(site: Path, tmp_path: Path,
     for wheel in (site / "wheels").iterdir():
         with zipfile.ZipFile(wheel) as z:
             z.extractall(tmp_path / "lib")
-    done = subprocess.run([sys.executable, "-S", "-c", WORKER_SCRIPT], input=json.dumps(requests),
-                          capture_output=True, text=True, timeout=120,
+    # run in tmp_path: `-c` puts the working folder first on sys.path, where a source tree's
+    # moonasm would be imported instead of the wheel's
+    done = subprocess.run([sys.executable, "-S", "-c", WORKER_SCRIPT, str(tmp_path / "lib")],
+                          input=json.dumps(requests), capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path,
                           env={"PYTHONPATH": str(tmp_path / "lib"), "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]

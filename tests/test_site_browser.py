@@ -23,6 +23,8 @@ from typing import Any
 
 import pytest
 from browser import axe, chromium, errors, screenshot
+from test_debugger_browser import LOOP, click, gutter_click, lamps, run_json, shown_as
+from test_debugger_browser import status as stop_status
 
 from moonasm.site.build import PYODIDE_VERSION
 
@@ -30,6 +32,8 @@ pytestmark = pytest.mark.xdist_group("site-browser")
 ROOT = Path(__file__).parent.parent
 LESSONS = ROOT / "moonasm" / "solve" / "lessons"
 PROGRAM = ".set RAM1, 0b0011\n.goal 6\nMOV A, RAM1; ROL A\n"
+START = "step 0 · next: line 3 MOV A, RAM1; ROL A"  # PROGRAM before its first statement
+END = "end: power spent 2 · 2 steps · goal 6 reached"  # PROGRAM's run, as the debugger says it
 
 
 def moonasm(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -158,8 +162,8 @@ def browser(site: Path,
             ready(driver)
             wait(driver, "return document.getElementById('problems') && "
                          "document.querySelector('.CodeMirror')")
-            driver.find_element("id", "run").click()
-            wait(driver, "return /power spent/.test(document.getElementById('status').textContent)")
+            click(driver, "Run")
+            wait(driver, "return /^end:/.test(document.querySelector('.stop-status').textContent)")
             timings["cold"] = time.monotonic() - began
             timings["downloads"] = downloads  # type: ignore[assignment]
             yield driver, served, timings
@@ -175,13 +179,9 @@ def test_the_first_run_answers_as_moonasm_run_does(browser: Any, tmp_path: Path)
     ran = json.loads(moonasm("run", str(tmp_path / "p.masm"), "--json").stdout)
     status, answer = api(driver, "api/run", json.dumps({"source": PROGRAM}))
     assert status == 200 and {k: answer[k] for k in ran} == ran
-    assert driver.find_element("id", "status").text == "power spent 2 · 2 steps · goal 6 reached"
-    lamps = driver.execute_script(
-        "return [...document.querySelectorAll('#lamps tr')].map(r => r.textContent)")
-    assert lamps == ["A0011 (3)", "B0000 (0)", "C0000 (0)", "D0000 (0)", "RAM10011 (3)"]
-    driver.find_element("id", "last").click()
-    assert driver.execute_script(
-        "return document.querySelector('#lamps tr').textContent") == "A0110 (6)"
+    assert stop_status(driver) == "end: power spent 2 · 2 steps · goal 6 reached"
+    assert lamps(driver) == {**ran["registers"], "RAM1": ran["ram"]["1"]} == {
+        "A": 6, "B": 0, "C": 0, "D": 0, "RAM1": 3}
     assert errors(driver) == []
     # nothing from outside OUT: every request the server saw found its file, and the page
     # asked no one else
@@ -305,21 +305,86 @@ def test_a_shared_link_opens_its_program(browser: Any) -> None:
     ready(driver)
 
 
+def test_the_debugger_in_the_page_stops_as_moonasm_run_does(browser: Any, tmp_path: Path) -> None:
+    """Spec §13's playground with the debugger of §12: a breakpoint, Continue and a watch in
+    the page show the machine `moonasm run --json` shows of the program stopped after as many
+    statements (and of the program truncated before the breakpoint's line)."""
+    from selenium.webdriver.common.by import By
+
+    driver, served, _ = browser
+    driver.get(served.url + "play.html")
+    ready(driver)
+    set_source(driver, LOOP)
+    shown_as(driver, run_json(tmp_path, LOOP, 0), 3, "INC A")
+    gutter_click(driver, 5)
+    click(driver, "Continue")
+    wait(driver, "return document.querySelector('.stop-status').textContent === "
+                 "'stopped at breakpoint, line 5'")
+    shown_as(driver, run_json(tmp_path, LOOP, 2), 5, "CMP B, 0")
+    truncated = run_json(tmp_path, "".join(LOOP.splitlines(True)[:4]))
+    assert lamps(driver)["A"] == truncated["registers"]["A"] == 1
+    click(driver, "Continue")  # the loop's next turn
+    wait(driver, "return /^step 6 /.test(document.querySelector('.where').textContent)")
+    assert stop_status(driver) == "stopped at breakpoint, line 5"
+    shown_as(driver, run_json(tmp_path, LOOP, 6), 5, "CMP B, 0")
+    # a watch: A becomes 3 after the third INC A (step 9), before the breakpoint's step 10
+    driver.find_element(By.CSS_SELECTOR, ".watch-input").send_keys("A == 0b0011")
+    click(driver, "Add watch")
+    wait(driver, "return document.querySelectorAll('.watch-list li').length === 1")
+    assert not driver.find_elements(By.CSS_SELECTOR, ".watch-list .watch-problem")
+    click(driver, "Continue")
+    wait(driver, "return /^watch /.test(document.querySelector('.stop-status').textContent)")
+    assert stop_status(driver) == "watch A == 0b0011 became true, before line 4"
+    shown_as(driver, run_json(tmp_path, LOOP, 9), 4, "DEC B")
+    screenshot(driver, "site-debugger-1280")
+    assert axe(driver) == []
+    assert errors(driver) == []
+    # the watch and the breakpoint removed (they are kept with the text): the next tests'
+    # playground has neither
+    driver.find_element(By.XPATH, "//ul[@class='watch-list']//button[text()='Remove']").click()
+    wait(driver, "return document.querySelectorAll('.watch-list li').length === 0")
+    gutter_click(driver, 5)
+    assert driver.execute_script("return localStorage.getItem('moonasm-play:watches')") == "[]"
+    assert driver.execute_script("return localStorage.getItem('moonasm-play:breakpoints')") == "[]"
+
+
+def test_the_playgrounds_hint_is_the_servers(browser: Any) -> None:
+    """The playground's Hint in the page: the server's `hint_of` (its words, the whole way)."""
+    from moonasm.solve.advice import hint_of
+
+    driver, served, _ = browser
+    driver.get(served.url + "play.html")
+    ready(driver)
+    source = ".set RAM1, 0b0011\n.goal 6\nMOV A, RAM1\n"
+    set_source(driver, source)
+    expected = hint_of(source, "playground.masm", 100_000, 2.0, 2.0)
+    driver.find_element("id", "hint").click()
+    shown = wait(driver, "const box = document.getElementById('hint-text');"
+                         "return box.querySelector('pre') && "
+                         "[...box.children].map(e => e.textContent)")
+    assert shown == [*expected["hint"].split("\n"), "A whole cheapest way on:",
+                     expected["program"]]
+    assert expected["next"] == "ROL A"
+    assert errors(driver) == []
+
+
 def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:
     driver, served, timings = browser
     driver.get(served.url + "play.html")
     ready(driver)
     set_source(driver, PROGRAM)
-    driver.find_element("id", "run").click()
-    wait(driver, "return /power spent/.test(document.getElementById('status').textContent)")
+    # the program's check and its start (asked once typing rests) kept, then its run
+    wait(driver, "return (JSON.parse(localStorage.getItem('moonasm-memo:check')) || [])"
+                 f".some(k => JSON.parse(k.request).source === {json.dumps(PROGRAM)})")
+    wait(driver, f"return document.querySelector('.where').textContent.startsWith({START!r})")
+    click(driver, "Run")
+    wait(driver, f"return document.querySelector('.stop-status').textContent === {json.dumps(END)}")
     wait(driver, "return navigator.serviceWorker.controller !== null")
     began = time.monotonic()
     driver.refresh()
-    wait(driver, "return document.getElementById('problems') !== null && "
-                 "localStorage.getItem('moonasm-memo:check') !== null && "
-                 "document.querySelector('.CodeMirror') !== null")
-    driver.find_element("id", "run").click()
-    wait(driver, "return /power spent/.test(document.getElementById('status').textContent)")
+    wait(driver, f"return document.querySelector('.where')?.textContent.startsWith({START!r})")
+    click(driver, "Run")
+    wait(driver, f"return document.querySelector('.stop-status').textContent === {json.dumps(END)}")
     timings["reload"] = time.monotonic() - began
     # answered from the kept answers, before Python had started again
     assert driver.execute_script("return document.body.dataset.ready") is None
@@ -329,10 +394,10 @@ def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:
     driver.refresh()
     ready(driver)
     set_source(driver, PROGRAM + "INC A\n")
-    driver.find_element("id", "run").click()
-    assert wait(driver, "const t = document.getElementById('status').textContent;"
-                        "return /power spent/.test(t) && t") == \
-        "power spent 4 · 3 steps · goal 6 reached"
+    click(driver, "Run")
+    assert wait(driver, "const t = document.querySelector('.stop-status').textContent;"
+                        "return /^end:/.test(t) && t") == \
+        "end: power spent 4 · 3 steps · goal 6 reached"
 
 
 def test_a_page_opened_as_a_file_says_to_serve_it(site: Path) -> None:

@@ -237,7 +237,10 @@ def moonasm_wheel() -> tuple[str, bytes]:
     """The installed moonasm as a wheel for the browser: the package but for the server and
     the site's builder, with the grammar and the rules where the real wheel puts them."""
     files = _package_files(_PACKAGE.parent, "moonasm", WHEEL_LEFT_OUT)
-    for inside, in_source in (("grammar/moon.lark", "grammar/moon.lark"),
+    # a source tree (an editable install) keeps them outside the package: every grammar (the
+    # language's and the debugger's watches') and the rules
+    grammars = sorted((_PACKAGE.parent / "grammar").glob("*.lark"))
+    for inside, in_source in (*((f"grammar/{g.name}", f"grammar/{g.name}") for g in grammars),
                               ("rules.md", "docs/rules.md")):
         if f"moonasm/{inside}" not in files:
             files[f"moonasm/{inside}"] = (_PACKAGE.parent / in_source).read_bytes()

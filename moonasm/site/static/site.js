@@ -11,8 +11,9 @@
   const api = new URL("api/", root).href;
   const $ = (id) => document.getElementById(id);
   const BEST = "moonasm-best:";  // + KEY:NAME: the least power of a solved answer here
-  const MEMO = "moonasm-memo:";  // + check or run: the last answer, its request and the wheels'
+  const MEMO = "moonasm-memo:";  // + check or run: the last answers, their requests and the wheels'
   const MEMO_LIMIT = 256 * 1024;  // characters of an answer worth keeping
+  const MEMO_TOTAL = 1024 * 1024;  // characters kept of a path's answers, the newest first
 
   if ("serviceWorker" in navigator) {
     navigator.serviceWorker.register(new URL("sw.js", root).href).catch(() => { /* no offline */ });
@@ -87,16 +88,18 @@
     const bytes = await request.arrayBuffer();
     let parts;
     try { parts = path.split("/").map(decodeURIComponent); } catch (e) { parts = ["?"]; }
-    // check and run answer as pure functions of the request: the last of each is kept, so a
-    // reload shows its answers before Python has started again
+    // check and run answer as pure functions of the request: the last of each are kept (the
+    // debugger asks for the start, then for each stop), so a reload shows its answers before
+    // Python has started again
     const memo = request.method === "POST" && (path === "check" || path === "run") ? MEMO + path : null;
     const text = memo ? new TextDecoder().decode(bytes) : null;
+    let keptAnswers = [];
     if (memo) {
-      let last = null;
-      try { last = JSON.parse(localStorage.getItem(memo)); } catch (e) { last = null; }
-      if (last && last.version === body.dataset.version && last.request === text) {
-        return new Response(last.json, { status: 200, headers: { "Content-Type": "application/json" } });
-      }
+      try { keptAnswers = JSON.parse(localStorage.getItem(memo)) || []; } catch (e) { keptAnswers = []; }
+      if (!Array.isArray(keptAnswers)) keptAnswers = [];
+      keptAnswers = keptAnswers.filter((k) => k && k.version === body.dataset.version);
+      const found = keptAnswers.find((k) => k.request === text);
+      if (found) return new Response(found.json, { status: 200, headers: { "Content-Type": "application/json" } });
     }
     let puzzle = null, optimum = null;
     if (parts[0] === "courses" && parts.length === 4 && ["answers", "hint"].includes(parts[3])) {
@@ -109,10 +112,15 @@
       answer = { status: 503, json: JSON.stringify({ error: "MOON could not start in this page: " + e.message }) };
     }
     let json = answer.json;
-    if (memo && answer.status === 200 && json.length <= MEMO_LIMIT) {
-      try {
-        localStorage.setItem(memo, JSON.stringify({ version: body.dataset.version, request: text, json }));
-      } catch (e) { /* full: nothing kept */ }
+    if (memo && answer.status === 200 && json.length + text.length <= MEMO_LIMIT) {
+      const keep = [{ version: body.dataset.version, request: text, json }];
+      let size = json.length + text.length;
+      for (const k of keptAnswers) {
+        size += k.json.length + k.request.length;
+        if (size > MEMO_TOTAL) break;
+        keep.push(k);
+      }
+      try { localStorage.setItem(memo, JSON.stringify(keep)); } catch (e) { /* full: nothing kept */ }
     }
     if (answer.status === 200 && parts[0] === "courses" && parts[3] === "answers") json = JSON.stringify(kept(parts[1], parts[2], JSON.parse(json)));
     return new Response(json, { status: answer.status, headers: { "Content-Type": "application/json" } });
