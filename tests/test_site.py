@@ -291,6 +291,7 @@ DEBUG_BODIES = [
     {"source": LOOP, "from": -1},
     {"source": LOOP, "until": True},
     {"source": "MOVE A\n", "breakpoints": [1]},  # does not check: the checker's errors
+    {"source": ".goal 3\nspin: JMP spin\n", "from": 900_000},  # the step limit, deep in
 ]
 HINTS = [".set RAM1, 0b0011\n.goal 6\n", ".set RAM1, 0b0011\n.goal 6\nMOV A, RAM1\n",
          "INC A\n", ".goal 3\nINC A\nspin: JMP spin\n", ".goal 6\nMOVE A, B\n"]
@@ -308,7 +309,10 @@ def test_the_wheels_debug_and_hint_as_the_server_does(site: Path, tmp_path: Path
         server.post("/api/hint", json={"source": source}) for source in HINTS]
     assert answers == [(r.status_code, r.json()) for r in served]
     statuses = [status for status, _ in answers]
-    assert statuses == [200] * 5 + [422] + [400] * 5 + [200] + [200] * 4 + [422]
+    assert statuses == [200] * 5 + [422] + [400] * 5 + [200] * 2 + [200] * 4 + [422]
+    spun = answers[12][1]
+    assert (spun["stopped"], spun["error"]["kind"]) == (
+        {"line": 2, "reason": "end", "step": 1_000_000}, "overload")
     stops = [a["stopped"] for _, a in answers[:5]]
     assert stops == [{"line": 3, "reason": "breakpoint", "step": 1},
                      {"line": 3, "reason": "breakpoint", "step": 5},
@@ -318,7 +322,7 @@ def test_the_wheels_debug_and_hint_as_the_server_does(site: Path, tmp_path: Path
     assert answers[2][1]["registers"] == {"A": 5, "B": 4, "C": 0, "D": 0}
     assert answers[6][1] == {"error": "'breakpoints' must be a list of at most 1000 line "
                                       "numbers (1 to 1048576)"}
-    assert (answers[12][1]["next"], answers[13][1]["next"]) == ("MOV A, RAM", "ROL A")
+    assert (answers[13][1]["next"], answers[14][1]["next"]) == ("MOV A, RAM", "ROL A")
 
 
 @pytest.mark.parametrize(("body", "status", "error"), [

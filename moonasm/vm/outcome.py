@@ -407,6 +407,7 @@ class _Recorder:
 
 
 DEBUG_KEYS = frozenset({"breakpoints", "watch", "from", "until"})  # any makes a debug run
+DEBUG_MAX_STEPS = 1_000_000  # a debug run's steps a turn, as `moonasm run`'s
 MAX_BREAKPOINTS = 1_000
 MAX_LINE = 1 << 20
 MAX_WATCHES = 16

@@ -24,7 +24,6 @@ from moonasm.server.views.shared import MAX_STEPS, PLAYGROUND_FILE, RUN_SECONDS,
 
 SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
 MAX_TRACE = 10_000
-DEBUG_MAX_STEPS = 1_000_000  # a debug run's steps a turn, as `moonasm run`'s
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
 # a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
@@ -90,6 +89,7 @@ async def post_run(request: Request) -> Response:
     `breakpoints`, `watch`, `from` or `until`, the debugger's run to its first stop."""
     from moonasm.vm.outcome import (
         DEBUG_KEYS,
+        DEBUG_MAX_STEPS,
         BadDebugRequest,
         debug_request,
         limited_debug_run,
