@@ -348,8 +348,9 @@ def test_the_debugger_in_the_page_stops_as_moonasm_run_does(browser: Any, tmp_pa
     assert driver.execute_script("return localStorage.getItem('moonasm-play:breakpoints')") == "[]"
 
 
-def test_the_playgrounds_hint_is_the_servers(browser: Any) -> None:
-    """The playground's Hint in the page: the server's `hint_of` (its words, the whole way)."""
+def test_the_playgrounds_hint_and_handover_are_the_servers(browser: Any) -> None:
+    """The playground's Hint in the page: the server's `hint_of` (its words, the whole way);
+    a program handed over in the address's fragment opens in the editor."""
     from moonasm.solve.advice import hint_of
 
     driver, served, _ = browser
@@ -366,6 +367,15 @@ def test_the_playgrounds_hint_is_the_servers(browser: Any) -> None:
                      expected["program"]]
     assert expected["next"] == "ROL A"
     assert errors(driver) == []
+    # a program handed over in the fragment (the replay viewer's "Open in playground") opens
+    from urllib.parse import quote
+
+    driver.get(served.url + "play.html#source=" + quote(PROGRAM))
+    wait(driver, "const cm = document.querySelector('.CodeMirror');"
+                 f"return cm && cm.CodeMirror.getValue() === {json.dumps(PROGRAM)}")
+    assert driver.execute_script("return document.getElementById('play').dataset.handedOver") \
+        == "true"
+    ready(driver)
 
 
 def test_a_reload_answers_at_once_and_offline(browser: Any) -> None:

@@ -150,8 +150,11 @@
     } catch (e) { /* not a link of ours: the playground as it was */ }
   }
   if (play && $("status")) {
-    // a shared link opened over the playground (the same page, another fragment): open it
-    window.addEventListener("hashchange", () => { if (location.hash.startsWith("#p=")) location.reload(); });
+    // a shared link or a program handed over (#source=, handover.js), opened over the
+    // playground (the same page, another fragment): open it
+    window.addEventListener("hashchange", () => {
+      if (location.hash.startsWith("#p=") || new URLSearchParams(location.hash.slice(1)).has("source")) location.reload();
+    });
   }
 
   // -- a puzzle's hint ----------------------------------------------------------------------------
