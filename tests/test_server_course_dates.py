@@ -103,15 +103,6 @@ def graded(school: dict[str, Any]) -> dict[str, Any]:
     return said
 
 
-def signed_in(contest: InProcess, token: str) -> Any:
-    c = contest.client()
-    csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/signin").text)
-    assert csrf is not None
-    assert c.post("/signin", data={"token": token, "csrf": csrf.group(1)},
-                  follow_redirects=False).status_code == 303
-    return c
-
-
 # -- configuration ----------------------------------------------------------------------------
 
 BASE = 'seed = 1\n[[courses]]\nkey = "algebra"\npuzzles = "lessons"\n'
@@ -270,11 +261,11 @@ def test_the_pages_show_the_due_dates_and_the_late_answers(school: dict[str, Any
            "0.25.</li>" in course
     assert "After the late due date an answer is still graded, but scores 0.</li>" in course
 
-    ben = signed_in(contest, school["ben"])
+    ben = contest.signed_in(school["ben"])
     mine = ben.get("/courses/lessons").text
     # at the optimum's power, but too late: no ★ (it scores 0)
     assert '>2 <span class="late too-late small">too late</span></a>' in mine
-    teacher = signed_in(contest, school["admin"])
+    teacher = contest.signed_in(school["admin"])
     book = teacher.get("/courses/lessons/grades").text
     assert f'<span class="muted small due">due {due}</span>' in book
     assert '<span class="late small">late</span>' in book
