@@ -221,7 +221,7 @@ def schema_of(path: Path) -> list[tuple[str, str, str]]:
 
 def to_v1(path: Path) -> None:
     """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
-    tables but schema 3's hints and schema 4's test games; names unique only within a role
+    tables but schema 3's hints, schema 4's test games and schema 5's measures; names unique only within a role
     among people not revoked), rows kept."""
     import sqlite3
 
@@ -232,6 +232,8 @@ def to_v1(path: Path) -> None:
                    "WHERE revoked = 0")
         db.execute("DROP TABLE IF EXISTS hints")  # schema 3's
         db.execute("DROP TABLE IF EXISTS test_games")  # schema 4's
+        for column in ("operations", "turns"):  # schema 5's
+            db.execute(f"ALTER TABLE answers DROP COLUMN {column}")
         db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     finally:
         db.close()
