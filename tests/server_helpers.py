@@ -221,8 +221,8 @@ def schema_of(path: Path) -> list[tuple[str, str, str]]:
 
 def to_v1(path: Path) -> None:
     """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
-    tables but schema 3's hints, schema 4's test games and schema 5's measures; names unique only within a role
-    among people not revoked), rows kept."""
+    tables but schema 3's hints, schema 4's test games and schema 5's measures; names unique
+    only within a role among people not revoked), rows kept."""
     import sqlite3
 
     db = sqlite3.connect(path, isolation_level=None)
