@@ -65,6 +65,7 @@ class Server:
     extra: list[str] = field(default_factory=list)
     proc: subprocess.Popen[str] | None = None
     url: str = ""
+    proved: list[str] = field(default_factory=list)  # the start's lines before listening
 
     def start(self) -> Server:
         self.proc = subprocess.Popen(
@@ -75,6 +76,7 @@ class Server:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         while line.startswith("course "):  # the courses' optima proved before listening
+            self.proved.append(line.rstrip("\n"))
             line = self.proc.stdout.readline()
         match = re.match(r"listening on (http://\S+)", line)
         if match is None:
