@@ -22,6 +22,8 @@ import pytest
 from server_inprocess import InProcess, make_contest, served
 
 pytest.importorskip("starlette")
+# one contest's story (a student added, then a restart that knows them): one worker
+pytestmark = pytest.mark.xdist_group("server_course_variants")
 
 STUDENTS = ("ana", "ben", "cleo", "dev", "eli", "fay")
 VARIED = "09-or"  # .set A 0b0101, .set B 0b0010 (.vary B), .goal 0b0111: OR A, B
