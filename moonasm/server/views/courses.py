@@ -520,8 +520,8 @@ async def post_hint_api(request: Request) -> Response:
 
 
 async def post_hint_page(request: Request) -> Response:
-    """A hint for the signed-in student, asked by the answers page (its CSRF token in the
-    X-CSRF-Token header)."""
+    """A hint for the signed-in student, asked by the puzzle or answers page (its CSRF token
+    in the X-CSRF-Token header)."""
     site = site_of(request)
     guard.check_header(request)
     course = course_of(site, request.path_params["key"])
