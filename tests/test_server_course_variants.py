@@ -312,3 +312,33 @@ def test_the_same_variants_after_a_restart_and_from_grade_seed_course(
     assert said is not None, server.proved
     assert int(said.group(2)) == len(STUDENTS) + 1  # zoe, added later, is known now
     assert float(said.group(3)) <= 2.0
+
+
+def test_an_upgraded_store_reads_old_answers_measures_from_their_grades(
+        tmp_path: Path) -> None:
+    """Schema 5 keeps an answer's operations and turns as columns: a schema 4 store's answers
+    get theirs from their stored grades (null where a grade lacks them), and the upgrade
+    says how many it read."""
+    import sqlite3
+
+    from moonasm.server.db import Database
+
+    path = tmp_path / "store.sqlite"
+    Database.create(path).close()
+    c = sqlite3.connect(path, isolation_level=None)
+    for column in ("operations", "turns"):
+        c.execute(f"ALTER TABLE answers DROP COLUMN {column}")
+    c.execute("UPDATE meta SET value='4' WHERE key='schema'")
+    for grade in ({"status": "solved", "operations": 3, "turns": 2}, {"status": "invalid"}):
+        c.execute("INSERT INTO answers (course, puzzle, student, source, grade, reached, "
+                  "power, submitted) VALUES ('c', 'p', 1, 'x', ?, 1, 2, 0)",
+                  (json.dumps(grade),))
+    c.close()
+    said: list[str] = []
+    db = Database.open(path, said.append)
+    try:
+        rows = [tuple(r) for r in db.all("SELECT operations, turns FROM answers ORDER BY id")]
+    finally:
+        db.close()
+    assert rows == [(3, 2), (None, None)]
+    assert said[-1] == "read the operations and turns of 1 answer from their grades"

@@ -158,10 +158,12 @@ def _measures(c: sqlite3.Connection, notes: list[str]) -> None:
     grade (which has held them since grading counted them; null where it did not)."""
     for statement in MEASURES:
         c.execute(statement)
-    done = c.execute("UPDATE answers SET operations=json_extract(grade, '$.operations'), "
-                     "turns=json_extract(grade, '$.turns') WHERE json_valid(grade)").rowcount
-    if done:
-        notes.append(f"read the operations and turns of {done} answers from their grades")
+    c.execute("UPDATE answers SET operations=json_extract(grade, '$.operations'), "
+              "turns=json_extract(grade, '$.turns') WHERE json_valid(grade)")
+    found = c.execute("SELECT COUNT(*) FROM answers WHERE operations IS NOT NULL").fetchone()[0]
+    if found:
+        notes.append(f"read the operations and turns of {found} answer{'s' * (found != 1)} "
+                     "from their grades")
 
 
 # The upgrades of an older store, in order: the schema version each reaches, what it changes,
