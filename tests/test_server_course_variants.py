@@ -162,12 +162,12 @@ def test_the_puzzle_page_shows_the_students_directives_dates_and_hint(
     assert shown is not None
     assert f".set B, 0b{mine.values['B']:04b}" in shown.group(1)
     assert ".set A, 0b0101" in shown.group(1) and ".vary B" in shown.group(1)
-    assert f"your variant: B={mine.values['B']}" in page.text
+    assert f"Your own variant: <strong>B={mine.values['B']}</strong>" in page.text
     assert 'id="hint-box"' in page.text and "hint-course.js" in page.text
     # the teacher sees the puzzle as written, with no hint to ask
     admin = signed_in(contest, school["admin"]).get(f"/courses/lessons/{VARIED}")
     assert ".set B, 0b0010" in admin.text and 'id="hint-box"' not in admin.text
-    assert "your variant" not in admin.text
+    assert "Your own variant" not in admin.text
 
 
 def test_the_hint_is_the_students_variants(school: dict[str, Any]) -> None:
