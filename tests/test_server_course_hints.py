@@ -193,13 +193,14 @@ def test_hints_used_and_their_cost_in_the_gradebook_and_every_download(
     assert mine["score"] == 0.75
     rows = list(csv.reader(io.StringIO(
         admin.get("/api/courses/lessons/grades", params={"format": "csv"}).text)))
-    assert ["ana", "03-dec", "yes", "2", "2", "2", "3", "0.75", "", "", "", "on time", "1"] in rows
+    assert ["ana", "03-dec", "yes", "2", "2", "2", "3", "0.75", "1", "1", "", "on time",
+            "1"] in rows
     scope = admin.get("/api/courses/lessons/grades", params={"format": "gradescope"}).json()
     tests = next(s for s in scope["students"] if s["name"] == "ana")["results"]["tests"]
     test = next(t for t in tests if t["number"] == "03-dec")
     assert test["score"] == 0.75
-    assert test["output"] == "solved with power 2; par 2, optimum 2; 1 hint used: 0.25 " \
-                             "taken off"
+    assert test["output"] == "solved with power 2, 1 operation, 1 turn; par 2, optimum 2; " \
+                             "1 hint used: 0.25 taken off"
     assert test["extra_data"] == {"late": False, "too_late": False, "hints_used": 1}
     # the student's own progress says the same score
     page = contest.signed_in(ana, csrf_header=True).get("/courses/lessons")
