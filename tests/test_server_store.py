@@ -389,7 +389,8 @@ def test_a_schema_1_backup_is_upgraded_once_restored(
                                 f"moonasm serve: upgraded {target / STORE} to schema 4: the "
                                 "playground's test games, kept 24 hours\n"
                                 f"moonasm serve: upgraded {target / STORE} to schema 5: an "
-                                "answer's operations and turns, the two measures beside its power\n")
+                                "answer's operations and turns, the two measures beside its "
+                                "power\n")
     assert out.startswith(f"restored {target / STORE} from {old} (2 bots, ")
     assert rows(target / STORE, "SELECT value FROM meta WHERE key='schema'") == [("5",)]
     assert schema_of(target / STORE) == schema_of(directory / STORE)
