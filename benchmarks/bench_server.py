@@ -85,8 +85,10 @@ class Server:
              str(jobs)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             cwd=ROOT, start_new_session=True)
         assert self.proc.stdout is not None
+        self.proved: list[str] = []  # the start's lines: optima and variants, a course each
         line = self.proc.stdout.readline()
         while line.startswith("course "):  # the courses' optima, proved before listening
+            self.proved.append(line.rstrip("\n"))
             line = self.proc.stdout.readline()
         match = re.match(r"listening on (http://\S+)", line)
         if match is None:
@@ -768,9 +770,56 @@ def _beside_replays() -> list[Row]:
              p95(loaded) * 1000, "the same request alone, p95", p95(alone) * 1000, "ms")]
 
 
+VARIED_COURSES = ("algebra", "logic", "machines")  # issue 29's figure: 3 courses of 27
+
+
+def _listening(directory: Path) -> tuple[float, list[str]]:
+    """Seconds from `moonasm serve DIR` to `listening on`, and the start's course lines."""
+    start = time.perf_counter()
+    server = Server(directory, jobs=1)
+    took = time.perf_counter() - start
+    server.stop()
+    return took, server.proved
+
+
+def _variants_start() -> list[Row]:
+    """Issue 29's figure: a contest of 3 courses of the 27 lessons (9 with `.vary`) and 200
+    students a course, every student's variant and every optimum proved before the server
+    listens — cold (nothing proved yet), then restarted (the proofs read back from DIR); the
+    baseline of each is the same contest with no students (the optima alone), cold and
+    restarted. The restart's row also gives the seconds the start's own lines report (the
+    proving, without Python's and the app's start)."""
+    from moonasm.server import people
+    from moonasm.server.db import Database
+
+    courses = "".join(f'[[courses]]\nkey = "{key}"\ntitle = "{key}"\npuzzles = "lessons"\n\n'
+                      for key in VARIED_COURSES)
+    with contest() as (directory, _):
+        path = directory / "contest.toml"
+        text = path.read_text()
+        path.write_text(text[:text.index("[[courses]]")] + courses)
+        bare, _ = _listening(directory)  # the optima alone, proved (and kept) cold
+        bare_again, _ = _listening(directory)
+        db = Database.open(directory / "contest.sqlite")
+        for key in VARIED_COURSES:
+            for i in range(200):
+                people.add(db, f"{key}{i:03}", people.Role.STUDENT, key)
+        db.close()
+        cold, said = _listening(directory)
+        again, lines = _listening(directory)
+    drawn = sum(int(line.split("proved, ")[1].split()[0]) for line in said)
+    proving = sum(float(line.rsplit("(", 1)[1].split()[0]) for line in lines)
+    return [(f"moonasm serve start to listening, 3 courses x 27 lessons, 200 students a "
+             f"course ({drawn:,} variants), cold", cold,
+             "the same contest with no students (optima only, cold)", bare, "s"),
+            (f"moonasm serve start to listening, same contest restarted (proofs kept in DIR; "
+             f"the courses' lines say {proving:.2f} s of it)", again,
+             "the same contest with no students, restarted", bare_again, "s")]
+
+
 def run() -> list[Row]:
     return _test_games() + _beside_replays() + _playground() + _run_overhead() + \
-        _classroom() + _ladder() + _recovery() + _large()
+        _classroom() + _variants_start() + _ladder() + _recovery() + _large()
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ class Server:
     extra: list[str] = field(default_factory=list)
     proc: subprocess.Popen[str] | None = None
     url: str = ""
+    proved: list[str] = field(default_factory=list)  # the start's lines before listening
 
     def start(self) -> Server:
         self.proc = subprocess.Popen(
@@ -75,6 +76,7 @@ class Server:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         while line.startswith("course "):  # the courses' optima proved before listening
+            self.proved.append(line.rstrip("\n"))
             line = self.proc.stdout.readline()
         match = re.match(r"listening on (http://\S+)", line)
         if match is None:
@@ -221,8 +223,8 @@ def schema_of(path: Path) -> list[tuple[str, str, str]]:
 
 def to_v1(path: Path) -> None:
     """Turn a store of this moonasm into the store moonasm wrote before schema 2 (the same
-    tables but schema 3's hints and schema 4's test games; names unique only within a role
-    among people not revoked), rows kept."""
+    tables but schema 3's hints, schema 4's test games and schema 5's measures; names unique
+    only within a role among people not revoked), rows kept."""
     import sqlite3
 
     db = sqlite3.connect(path, isolation_level=None)
@@ -232,6 +234,8 @@ def to_v1(path: Path) -> None:
                    "WHERE revoked = 0")
         db.execute("DROP TABLE IF EXISTS hints")  # schema 3's
         db.execute("DROP TABLE IF EXISTS test_games")  # schema 4's
+        for column in ("operations", "turns"):  # schema 5's
+            db.execute(f"ALTER TABLE answers DROP COLUMN {column}")
         db.execute("UPDATE meta SET value='1' WHERE key='schema'")
     finally:
         db.close()

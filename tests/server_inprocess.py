@@ -47,6 +47,20 @@ class InProcess:
         self.clients.append(c)
         return c
 
+    def signed_in(self, token: str, csrf_header: bool = False) -> Any:
+        """A browser-like client signed in by the form (its session cookie); with
+        `csrf_header`, the page's CSRF token in its header too, as a page's script sends it."""
+        import re
+
+        c = self.client()
+        csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/signin").text)
+        assert csrf is not None
+        assert c.post("/signin", data={"token": token, "csrf": csrf.group(1)},
+                      follow_redirects=False).status_code == 303
+        if csrf_header:
+            c.headers["X-CSRF-Token"] = csrf.group(1)
+        return c
+
     def close(self) -> None:
         for c in self.clients:
             c.close()

@@ -549,3 +549,22 @@ def test_a_watch_the_edited_program_makes_malformed_is_marked_and_left_out(serve
         click(driver, "Continue")
         wait_for(lambda: status(driver).startswith("end"), timeout=15)
         assert status(driver) == "end: power spent 13, left 27 · 13 steps"
+
+
+def test_run_at_once_after_typing_is_not_undone_by_the_start_shown_later(served) -> None:  # type: ignore[no-untyped-def]
+    """The start of an edited text is shown once typing rests (1.5 s): a Run and a Step made
+    before then stay where they are when that moment comes."""
+    import time
+
+    server = served["server"]
+    with chromium(1280, 1000) as driver:
+        open_play(driver, server, LOOP)
+        set_text(driver, LOOP.replace(".set B, 3", ".set B, 2"))  # an edit, then Run at once
+        click(driver, "Run")
+        wait_for(lambda: status(driver).startswith("end: "), timeout=15)
+        click(driver, "Step back")
+        wait_for(lambda: not where(driver).startswith("step 0 "), timeout=15)
+        stepped = where(driver)
+        time.sleep(2.5)  # past the moment the edit's start would have been shown
+        assert where(driver) == stepped
+        assert errors(driver) == []

@@ -189,7 +189,9 @@ def test_new_version_withdraw_freeze_and_rates(contest) -> None:  # type: ignore
         old = c.get(f"/api/bots/{before[0]['bot']}").json()
     assert old["active"] is False and old["left"] == "new version"
     other = submit(server, token, bot_source("second", "counter"))
-    assert other.status_code == 409 and "at most 1" in other.json()["error"]
+    assert other.status_code == 409 and other.json() == {"error": (
+        "you have 1 active bot in hill 'main' (at most 1): submit a new version under the same "
+        ".name, or withdraw one first")}
     with server.client(token) as c:
         gone = c.delete(f"/api/bots/{newer.json()['bot']}")
     assert gone.status_code == 204

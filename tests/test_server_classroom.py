@@ -129,7 +129,7 @@ def test_answer_shapes_and_refusals(school) -> None:  # type: ignore[no-untyped-
     fault = _answer(server, school["ben"], "MOV A, RAM3\n").json()
     assert fault["faults"] == [{"kind": "protection", "line": 1, "column": 8,
                                 "message": fault["faults"][0]["message"]}]
-    assert fault["best"] is None and fault["histogram"]["bins"] is None
+    assert fault["best"] is None and fault["histogram"]["power_over"] is None
     directive = _answer(server, school["ben"], "ROL A\n  .set A, 6\n")
     assert directive.status_code == 422
     assert directive.json() == {
@@ -163,17 +163,25 @@ def test_the_class_histogram_has_no_names_and_appears_at_five(school) -> None:  
               "dev": "ROL A\n"}
     for name, text in powers.items():
         shown = _answer(server, school[name], text, "05-rol").json()
-        assert shown["histogram"]["bins"] is None  # fewer than 5 solved
+        assert shown["histogram"]["power_over"] is None  # fewer than 5 solved
     fifth = _answer(server, school["eli"], "INC A\nINC A\nINC A\n", "05-rol").json()
-    assert fifth["histogram"] == {"solvers": 5, "optimum": 1, "par": 1, "yours": 6,
-                                  "bins": [{"power": 1, "students": 3},
-                                           {"power": 6, "students": 2}]}
+    # spec §11.1's three measures: power above the optimum, operations, turns
+    assert fifth["histogram"] == {
+        "solvers": 5, "optimum": 1, "par": 1,
+        "power_over": [{"value": 0, "students": 3}, {"value": 5, "students": 2}],
+        "operations": [{"value": 1, "students": 3}, {"value": 3, "students": 2}],
+        "turns": [{"value": 1, "students": 5}],
+        "best": {"power_over": 0, "operations": 1, "turns": 1},
+        "yours": {"power_over": 5, "operations": 3, "turns": 1}}
     assert not any(name in json.dumps(fifth) for name in STUDENTS)
     # a student's page shows the chart with their own mark; one who did not solve it: 403
     with _signed_in(server, school["eli"]) as c:
         svg = c.get("/courses/lessons/05-rol/histogram.svg")
     assert svg.status_code == 200 and svg.headers["content-type"] == "image/svg+xml"
-    assert "yours 6" in svg.text and "optimum 1" in svg.text
+    for mark in ("yours 5", "yours 3", "yours 1: the class's best", "class's best 0"):
+        assert f">{mark}</text>" in svg.text
+    for axis in ("power above the optimum", "operations", "turns", "students"):
+        assert f">{axis}</text>" in svg.text
     assert not any(name in svg.text for name in STUDENTS)
     with _signed_in(server, school["fay"]) as c:
         assert c.get("/courses/lessons/05-rol/histogram.svg").status_code == 403
@@ -229,10 +237,9 @@ def test_gradebook_downloads(school) -> None:  # type: ignore[no-untyped-def]
     rol = next(p for p in ana["puzzles"] if p["name"] == "05-rol")
     # six attempts stored (the two refused with 422 are not), the best (ROL A, at the
     # optimum) counts
-    # operations and turns: the store keeps the best power alone so far (issue 29's server
-    # part fills them); variant: 05-rol marks no values
+    # the best answer's three measures; variant: 05-rol marks no values
     assert rol == {"name": "05-rol", "reached": True, "power": 1, "attempts": 6 + 1,
-                   "score": 1.0, "operations": None, "turns": None, "variant": None,
+                   "score": 1.0, "operations": 1, "turns": 1, "variant": None,
                    "late": False, "too_late": False, "hints_used": 0}
     cleo = next(s for s in book["students"] if s["name"] == "cleo")
     assert next(p for p in cleo["puzzles"] if p["name"] == "05-rol")["score"] == 0.17
@@ -240,7 +247,7 @@ def test_gradebook_downloads(school) -> None:  # type: ignore[no-untyped-def]
     rows = list(csv.reader(io.StringIO(sheet.text)))
     assert rows[0] == ["student", "puzzle", "reached", "power", "par", "optimum", "attempts",
                        "score", "operations", "turns", "variant", "timing", "hints used"]
-    assert ["'=evil", "05-rol", "yes", "1", "1", "1", "1", "1.0", "", "", "", "on time",
+    assert ["'=evil", "05-rol", "yes", "1", "1", "1", "1", "1.0", "1", "1", "", "on time",
             "0"] in rows
     assert len(rows) == 1 + len(STUDENTS) * 27
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
@@ -261,7 +268,7 @@ def test_gradebook_page_and_its_downloads_for_the_signed_in_teacher(school) -> N
         scope = c.get("/courses/lessons/grades.gradescope.json")
     assert page.status_code == 200
     assert "&#39;=evil" in page.text or "=evil" in page.text
-    assert page.text.count("<svg") == 27  # a histogram a puzzle
+    assert page.text.count('class="histogram"') == 27  # a histogram image a puzzle
     assert download.headers["content-disposition"] == \
         'attachment; filename="lessons-grades.csv"'
     with server.client(school["admin"]) as c:

@@ -238,13 +238,23 @@ def test_a_student_solves_a_lesson_and_sees_the_class_histogram(school, width: i
         assert image.is_displayed()
         chart = driver.find_element(By.CSS_SELECTOR, "#histogram svg")
         assert chart.get_attribute("aria-label") == (
-            "power spent by the 6 students who solved it: 4 students at power 1, 2 students "
-            "at power 6; optimum 1, yours 1")
+            "the class's histograms of power above the optimum, operations and turns (6 "
+            "students solved it)")
+        assert [c.get_attribute("aria-label") for c in chart.find_elements(
+            By.CSS_SELECTOR, "svg[role=img]")] == [
+            "power above the optimum of the 6 students who solved it: 4 students at power 0 "
+            "above the optimum, 2 students at power 5 above the optimum; class's best 0, "
+            "yours 0",
+            "operations of the 6 students who solved it: 4 students at 1 operations, 2 "
+            "students at 3 operations; class's best 1, yours 1",
+            "turns of the 6 students who solved it: 6 students at 1 turns; class's best 1, "
+            "yours 1"]
         assert _collisions(driver, chart) == []
         with httpx.Client(base_url=server.url, cookies={
                 c["name"]: c["value"] for c in driver.get_cookies()}) as c:
             svg = c.get("/courses/lessons/05-rol/histogram.svg").text
-        assert "yours 1: the optimum" in svg and "optimum 1" in svg
+        assert svg.count(">yours 0: the class's best</text>") == 1
+        assert svg.count(">yours 1: the class's best</text>") == 2
         if width < 500:
             assert driver.execute_script(
                 "return document.documentElement.scrollWidth") <= width
@@ -284,7 +294,7 @@ def test_the_teacher_downloads_the_gradebook_as_csv(school, tmp_path: Path) -> N
         _sign_in(driver, server, school["admin"], "/courses/lessons/grades")
         table = driver.find_element(By.CSS_SELECTOR, "table.gradebook").text
         assert "<i>zoe</i>" in table and "1 ★ (1)" in table
-        assert len(driver.find_elements(By.CSS_SELECTOR, ".charts svg")) == 27
+        assert len(driver.find_elements(By.CSS_SELECTOR, ".charts svg.histogram")) == 27
         screenshot(driver, "gradebook-wide")
         driver.find_element(By.LINK_TEXT, "CSV").click()
         path = tmp_path / "lessons-grades.csv"
@@ -448,7 +458,7 @@ def test_histograms_of_every_shape_keep_their_labels_apart(school, width: int) -
 
     from moonasm.server.views.courses import draw_histogram
 
-    shapes = [
+    old_shapes = [
         {"solvers": 1, "bins": [{"power": 1, "students": 1}], "optimum": 1, "par": 1,
          "yours": 1},
         {"solvers": 9, "bins": [{"power": 2.5, "students": 1}, {"power": 3, "students": 8}],
@@ -464,6 +474,15 @@ def test_histograms_of_every_shape_keep_their_labels_apart(school, width: int) -
         {"solvers": 6, "bins": [{"power": 4, "students": 6}], "optimum": None, "par": None,
          "yours": 4},
     ]
+    # each shape as the three measures' histograms (the same bars for each), the optimum the
+    # class's best
+    shapes = [{"solvers": h["solvers"],
+               **{m: [{"value": b["power"], "students": b["students"]} for b in h["bins"]]
+                  for m in ("power_over", "operations", "turns")},
+               "best": {m: h["optimum"] for m in ("power_over", "operations", "turns")},
+               "yours": None if h["yours"] is None else {
+                   m: h["yours"] for m in ("power_over", "operations", "turns")}}
+              for h in old_shapes]
     server = school["server"]
     with chromium(width, 900) as driver:
         driver.get(server.url + "/courses")
@@ -474,9 +493,13 @@ def test_histograms_of_every_shape_keep_their_labels_apart(school, width: int) -
             svg = driver.find_element(By.CSS_SELECTOR, "main svg")
             assert _collisions(driver, svg) == [], h
             texts = [t.text for t in svg.find_elements(By.TAG_NAME, "text")]
-            assert "power spent" in texts and "students" in texts
+            for axis in ("power above the optimum", "operations", "turns"):
+                assert axis in texts
+            assert texts.count("students") == 3
             assert re.search(r"(?<![0-9])1 students", drawn) is None
-            assert svg.get_attribute("role") == "img" and svg.get_attribute("aria-label")
-        assert "1 student at power 1" in draw_histogram(shapes[0])
+            assert svg.get_attribute("role") == "group" and svg.get_attribute("aria-label")
+            assert all(c.get_attribute("aria-label") for c in svg.find_elements(
+                By.CSS_SELECTOR, "svg[role=img]"))
+        assert "1 student at power 1 above the optimum" in draw_histogram(shapes[0])
         assert "None" not in draw_histogram(shapes[-1])
         screenshot(driver, f"histogram-crowded-{width}")

@@ -103,15 +103,6 @@ def graded(school: dict[str, Any]) -> dict[str, Any]:
     return said
 
 
-def signed_in(contest: InProcess, token: str) -> Any:
-    c = contest.client()
-    csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/signin").text)
-    assert csrf is not None
-    assert c.post("/signin", data={"token": token, "csrf": csrf.group(1)},
-                  follow_redirects=False).status_code == 303
-    return c
-
-
 # -- configuration ----------------------------------------------------------------------------
 
 BASE = 'seed = 1\n[[courses]]\nkey = "algebra"\npuzzles = "lessons"\n'
@@ -206,12 +197,12 @@ def test_the_gradebook_honours_the_dates(school: dict[str, Any],
 
     # ana: the costly answer on time (2/6) counts over the optimum late (1 × 0.25)
     assert cell("ana", "01-counting") == {"name": "01-counting", "reached": True, "power": 6,
-                                          "attempts": 2, "score": 0.33, "operations": None,
-                                          "turns": None, "variant": None, "late": False,
+                                          "attempts": 2, "score": 0.33, "operations": 3,
+                                          "turns": 1, "variant": None, "late": False,
                                           "too_late": False, "hints_used": 0}
     assert cell("ben", "01-counting") == {"name": "01-counting", "reached": True, "power": 2,
-                                          "attempts": 1, "score": 0.0, "operations": None,
-                                          "turns": None, "variant": None, "late": False,
+                                          "attempts": 1, "score": 0.0, "operations": 1,
+                                          "turns": 1, "variant": None, "late": False,
                                           "too_late": True, "hints_used": 0}
     assert (cell("cleo", "01-counting")["score"], cell("cleo", "01-counting")["late"]) == \
         (0.25, True)
@@ -223,14 +214,14 @@ def test_the_gradebook_honours_the_dates(school: dict[str, Any],
 
     rows = list(csv.reader(io.StringIO(
         admin.get("/api/courses/lessons/grades", params={"format": "csv"}).text)))
-    unmeasured = ["", "", ""]  # operations, turns, variant: the server does not keep them yet
-    assert ["ana", "01-counting", "yes", "6", "2", "2", "2", "0.33", *unmeasured, "on time",
+    # operations, turns and variant (01-counting and 02-carry vary nothing)
+    assert ["ana", "01-counting", "yes", "6", "2", "2", "2", "0.33", "3", "1", "", "on time",
             "0"] in rows
-    assert ["ben", "01-counting", "yes", "2", "2", "2", "1", "0.0", *unmeasured, "too late",
+    assert ["ben", "01-counting", "yes", "2", "2", "2", "1", "0.0", "1", "1", "", "too late",
             "0"] in rows
-    assert ["cleo", "01-counting", "yes", "2", "2", "2", "1", "0.25", *unmeasured, "late",
+    assert ["cleo", "01-counting", "yes", "2", "2", "2", "1", "0.25", "1", "1", "", "late",
             "0"] in rows
-    assert ["cleo", "02-carry", "yes", "2", "2", "2", "1", "1.0", *unmeasured, "on time",
+    assert ["cleo", "02-carry", "yes", "2", "2", "2", "1", "1.0", "1", "1", "", "on time",
             "0"] in rows
 
     scope = admin.get("/api/courses/lessons/grades", params={"format": "gradescope"}).json()
@@ -242,13 +233,13 @@ def test_the_gradebook_honours_the_dates(school: dict[str, Any],
 
     assert test("ben", "01-counting") == {
         "name": "Counting in binary", "number": "01-counting", "score": 0.0, "max_score": 1,
-        "output": "solved with power 2; par 2, optimum 2; received after the late due date: "
-                  "it scores 0",
+        "output": "solved with power 2, 1 operation, 1 turn; par 2, optimum 2; received "
+                  "after the late due date: it scores 0",
         "visibility": "visible", "extra_data": {"late": True, "too_late": True,
                                                 "hints_used": 0}}
     assert test("cleo", "01-counting")["output"] == \
-        "solved with power 2; par 2, optimum 2; received after the due date: its score " \
-        "times 0.25"
+        "solved with power 2, 1 operation, 1 turn; par 2, optimum 2; received after the due " \
+        "date: its score times 0.25"
     assert (test("cleo", "01-counting")["score"],
             test("cleo", "01-counting")["extra_data"]["late"]) == (0.25, True)
     assert test("cleo", "02-carry")["extra_data"]["late"] is False
@@ -270,11 +261,11 @@ def test_the_pages_show_the_due_dates_and_the_late_answers(school: dict[str, Any
            "0.25.</li>" in course
     assert "After the late due date an answer is still graded, but scores 0.</li>" in course
 
-    ben = signed_in(contest, school["ben"])
+    ben = contest.signed_in(school["ben"])
     mine = ben.get("/courses/lessons").text
     # at the optimum's power, but too late: no ★ (it scores 0)
     assert '>2 <span class="late too-late small">too late</span></a>' in mine
-    teacher = signed_in(contest, school["admin"])
+    teacher = contest.signed_in(school["admin"])
     book = teacher.get("/courses/lessons/grades").text
     assert f'<span class="muted small due">due {due}</span>' in book
     assert '<span class="late small">late</span>' in book

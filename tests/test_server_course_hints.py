@@ -89,17 +89,6 @@ def repl_hint(config: Any) -> str:
     return said if isinstance(said, str) else "".join(text for _, text in said).strip()
 
 
-def signed_in(contest: InProcess, token: str) -> Any:
-    """A browser-like client: signed in by the form, the page's CSRF token in its header."""
-    c = contest.client()
-    csrf = re.search(r'name="csrf" value="([^"]+)"', c.get("/signin").text)
-    assert csrf is not None
-    assert c.post("/signin", data={"token": token, "csrf": csrf.group(1)},
-                  follow_redirects=False).status_code == 303
-    c.headers["X-CSRF-Token"] = csrf.group(1)
-    return c
-
-
 # -- configuration ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize(("keys", "message"), [
@@ -204,23 +193,24 @@ def test_hints_used_and_their_cost_in_the_gradebook_and_every_download(
     assert mine["score"] == 0.75
     rows = list(csv.reader(io.StringIO(
         admin.get("/api/courses/lessons/grades", params={"format": "csv"}).text)))
-    assert ["ana", "03-dec", "yes", "2", "2", "2", "3", "0.75", "", "", "", "on time", "1"] in rows
+    assert ["ana", "03-dec", "yes", "2", "2", "2", "3", "0.75", "1", "1", "", "on time",
+            "1"] in rows
     scope = admin.get("/api/courses/lessons/grades", params={"format": "gradescope"}).json()
     tests = next(s for s in scope["students"] if s["name"] == "ana")["results"]["tests"]
     test = next(t for t in tests if t["number"] == "03-dec")
     assert test["score"] == 0.75
-    assert test["output"] == "solved with power 2; par 2, optimum 2; 1 hint used: 0.25 " \
-                             "taken off"
+    assert test["output"] == "solved with power 2, 1 operation, 1 turn; par 2, optimum 2; " \
+                             "1 hint used: 0.25 taken off"
     assert test["extra_data"] == {"late": False, "too_late": False, "hints_used": 1}
     # the student's own progress says the same score
-    page = signed_in(contest, ana).get("/courses/lessons")
+    page = contest.signed_in(ana, csrf_header=True).get("/courses/lessons")
     assert 'id="progress">1 of 27 solved, 0 at the optimum, score 0.75<' in page.text
 
 
 def test_the_answers_page_offers_the_hint_as_the_rules_say(school: dict[str, Any]) -> None:
     contest = school["contest"]
-    ben = signed_in(contest, school["ben"])
-    admin = signed_in(contest, school["admin"])
+    ben = contest.signed_in(school["ben"], csrf_header=True)
+    admin = contest.signed_in(school["admin"], csrf_header=True)
     ids = dict(re.findall(r'href="/courses/lessons/students/(\d+)">([^<]+)</a>',
                           admin.get("/courses/lessons/grades").text))
     ben_id = next(i for i, name in ids.items() if name == "ben")

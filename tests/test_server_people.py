@@ -169,6 +169,8 @@ def test_a_schema_1_store_with_one_name_for_two_people_is_upgraded(tmp_path: Pat
         f"moonasm serve: upgraded {store} to schema 3: the hints the courses gave",
         f"moonasm serve: upgraded {store} to schema 4: the playground's test games, kept 24 "
         "hours",
+        f"moonasm serve: upgraded {store} to schema 5: an answer's operations and turns"
+        ", the two measures beside its power",
     ]
     assert serve(directory, "--add-author", "dan")[1].startswith("author_")  # no second note
     server = Server(directory).start()

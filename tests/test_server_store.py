@@ -245,7 +245,7 @@ def test_restore_refuses_what_is_not_a_good_backup(
     newer = tmp_path / "newer.sqlite"
     newer.write_bytes(good.read_bytes())
     db = sqlite3.connect(newer, isolation_level=None)
-    db.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    db.execute("UPDATE meta SET value='6' WHERE key='schema'")
     db.close()
     foreign = tmp_path / "foreign.sqlite"
     db = sqlite3.connect(foreign)
@@ -256,8 +256,8 @@ def test_restore_refuses_what_is_not_a_good_backup(
     before = store_files(directory)
     expected = {
         garbage: f"{garbage} is not a backup of a contest store (not an SQLite file)",
-        newer: f"{newer} is a store of schema 5, from a newer moonasm (this one knows schema "
-               "4 and older); upgrade moonasm",
+        newer: f"{newer} is a store of schema 6, from a newer moonasm (this one knows schema "
+               "5 and older); upgrade moonasm",
         foreign: f"{foreign} is not a contest store",
         empty: f"{empty} is not a backup of a contest store (not an SQLite file)",
         tmp_path / "missing.sqlite": f"{tmp_path / 'missing.sqlite'}: no such file",
@@ -325,11 +325,11 @@ def test_a_newer_store_is_refused(tmp_path: Path, serve: Serve) -> None:
     directory = tmp_path / "contest"
     init(directory)
     db = sqlite3.connect(directory / STORE, isolation_level=None)
-    db.execute("UPDATE meta SET value='5' WHERE key='schema'")
+    db.execute("UPDATE meta SET value='6' WHERE key='schema'")
     db.close()
     before = store_files(directory)
-    message = (f"moonasm serve: error: {directory / STORE} is a store of schema 5, from a "
-               "newer moonasm (this one knows schema 4 and older); upgrade moonasm\n")
+    message = (f"moonasm serve: error: {directory / STORE} is a store of schema 6, from a "
+               "newer moonasm (this one knows schema 5 and older); upgrade moonasm\n")
     assert start(directory) == (2, "", message)
     assert serve(directory, "--add-author", "ada") == (2, "", message)
     assert store_files(directory) == before
@@ -361,11 +361,13 @@ def test_a_schema_1_store_is_upgraded_and_served_with_its_people_bots_and_games(
                                 "unique across the contest\nmoonasm serve: upgraded "
                                 f"{store} to schema 3: the hints the courses gave\n"
                                 f"moonasm serve: upgraded {store} to schema 4: the "
-                                "playground's test games, kept 24 hours\n")
+                                "playground's test games, kept 24 hours\n"
+                                f"moonasm serve: upgraded {store} to schema 5: an answer's "
+                                "operations and turns, the two measures beside its power\n")
     assert rows(store, "SELECT * FROM people ORDER BY id") == people
     assert rows(store, "SELECT * FROM bots ORDER BY id")[:2] == bots
     assert rows(store, "SELECT * FROM games ORDER BY id")[:len(games)] == games
-    assert rows(store, "SELECT value FROM meta WHERE key='schema'") == [("4",)]
+    assert rows(store, "SELECT value FROM meta WHERE key='schema'") == [("5",)]
     # an upgraded store is a new store's twin
     fresh = tmp_path / "fresh"
     init(fresh)
@@ -385,9 +387,12 @@ def test_a_schema_1_backup_is_upgraded_once_restored(
                                 "name is unique across the contest\nmoonasm serve: upgraded "
                                 f"{target / STORE} to schema 3: the hints the courses gave\n"
                                 f"moonasm serve: upgraded {target / STORE} to schema 4: the "
-                                "playground's test games, kept 24 hours\n")
+                                "playground's test games, kept 24 hours\n"
+                                f"moonasm serve: upgraded {target / STORE} to schema 5: an "
+                                "answer's operations and turns, the two measures beside its "
+                                "power\n")
     assert out.startswith(f"restored {target / STORE} from {old} (2 bots, ")
-    assert rows(target / STORE, "SELECT value FROM meta WHERE key='schema'") == [("4",)]
+    assert rows(target / STORE, "SELECT value FROM meta WHERE key='schema'") == [("5",)]
     assert schema_of(target / STORE) == schema_of(directory / STORE)
 
 
@@ -451,9 +456,9 @@ def test_an_upgrade_is_one_transaction(tmp_path: Path, monkeypatch: pytest.Monke
 
     def fails(c: sqlite3.Connection, notes: list[str]) -> None:
         raise sqlite3.OperationalError("disk I/O error")
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 4)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 6)
     monkeypatch.setattr(store_module, "MIGRATIONS",
-                        (*store_module.MIGRATIONS, (4, "a step that fails", fails)))
+                        (*store_module.MIGRATIONS, (6, "a step that fails", fails)))
     status, out, err = serve(directory, "--add-author", "ada")
     assert (status, out, err) == (2, "", f"moonasm serve: error: cannot use {store}: disk I/O "
                                          "error\n")

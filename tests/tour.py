@@ -81,6 +81,8 @@ class Contest:
             Stop("courses", "/courses", "ana", "courses"),
             Stop("course", "/courses/lessons", "ana", "course"),
             Stop("puzzle", "/courses/lessons/05-rol", "ana", "puzzle"),
+            # a puzzle with .vary: ana's own variant in its directives
+            Stop("puzzle", "/courses/lessons/09-or", "ana", "puzzle-variant"),
             Stop("grades", "/courses/lessons/grades", "admin", "grades"),
             Stop("student", f"/courses/lessons/students/{ids['student']}", "admin",
                  "student"),

@@ -420,7 +420,7 @@ TABLE: tuple[DirectiveSpec, ...] = (
                   flag=Flag("--disable", "X", "register B-D or an operation unusable, as an "
                             "ERROR card leaves it (repeatable)", repeatable=True)),
     DirectiveSpec(".vary", ("vary",), "X", "a puzzle's value each student draws: register "
-                  "A-D, RAMn or goal (spec §11.1; run plays it as written)", True, _vary, str,
+                  "A-D, RAMn or goal (run plays it as written)", True, _vary, str,
                   _replace(vary=lambda c, v: (*c.vary, v)), key=lambda v: f"vary {v}",
                   twice=lambda v, line: f"{v} is marked twice{_first(line)}",
                   validate=_validate_vary),

@@ -48,7 +48,7 @@ AREAS = (hills, bots, games, auth, admin, playground, testgames, courses, health
 def build(directory: Path, where: execute.Where,
           say: Callable[[str], None] = lambda line: None) -> Starlette:
     """The contest of `directory`, its ladder playing `where` once the app starts; its
-    courses' optima proved first (`say` reports the progress)."""
+    courses' optima and its students' variants proved first (`say` reports the progress)."""
     contest = config.load(directory)
     db = Database.open(directory / STORE_NAME)
     broker = Broker()
@@ -58,7 +58,8 @@ def build(directory: Path, where: execute.Where,
     jobs = max(1, where.jobs)
     runs = Runs(jobs)
     site = Site(directory, db, contest, ladder, broker, guard.Rates(), templates, jobs, runs,
-                Replays(runs), courses.prove_optima(contest.courses, directory, say))
+                Replays(runs), courses.prove_optima(contest.courses, directory, say,
+                                         courses.enrolled(db), contest.seed))
     routes: list[BaseRoute] = [route for area in AREAS for route in area.ROUTES]
     routes += [Route(f"/static/{name}", _viewer_file(name), methods=["GET"])
                for name in VIEWER_FILES]

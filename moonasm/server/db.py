@@ -34,7 +34,7 @@ from moonasm.contest.integrity import SQLITE_MAGIC, lock_exclusively
 
 STORE_NAME = "contest.sqlite"
 LOCK_NAME = "serve.lock"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 NAME_LIMIT = 40  # characters of a person's or a bot's name
 # Threads that run requests' reads (each with its own connection; WAL lets them run beside the
 # writer). Enough that a slow page does not hold a quick one; few enough to bound connections.
@@ -54,6 +54,12 @@ TEST_GAMES = (
     "CREATE TABLE IF NOT EXISTS test_games (id TEXT PRIMARY KEY, owner INTEGER, "
     "created REAL NOT NULL, answer TEXT NOT NULL, replay TEXT NOT NULL);\n",
     "CREATE INDEX IF NOT EXISTS test_games_created ON test_games (created);\n",
+)
+# Schema 5: an answer's operations and turns (spec §11.1's three measures), beside its power;
+# a new store adds them as an upgraded one does, so the two stores' tables read the same.
+MEASURES = (
+    "ALTER TABLE answers ADD COLUMN operations INTEGER;\n",
+    "ALTER TABLE answers ADD COLUMN turns INTEGER;\n",
 )
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -95,7 +101,7 @@ CREATE INDEX IF NOT EXISTS answers_course ON answers (course, puzzle, student);
 CREATE TABLE IF NOT EXISTS sessions (
     id_sha256 TEXT PRIMARY KEY, person INTEGER NOT NULL, expires REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS frozen (hill TEXT PRIMARY KEY);
-""" + "".join(HINTS) + "".join(TEST_GAMES)
+""" + "".join(HINTS) + "".join(TEST_GAMES) + "".join(MEASURES)
 # The tables every schema version has: a backup without them is not a contest store.
 TABLES = frozenset({"meta", "people", "bots", "games", "seats", "ratings", "challenges",
                     "finals", "programs", "answers", "sessions", "frozen"})
@@ -146,6 +152,20 @@ def _test_games(c: sqlite3.Connection, notes: list[str]) -> None:
         c.execute(statement)
 
 
+def _measures(c: sqlite3.Connection, notes: list[str]) -> None:
+    """Schema 5: an answer's operations and turns as columns, so that the gradebook picks a
+    best answer by all three measures in SQL. An older answer's are read from its stored
+    grade (which has held them since grading counted them; null where it did not)."""
+    for statement in MEASURES:
+        c.execute(statement)
+    c.execute("UPDATE answers SET operations=json_extract(grade, '$.operations'), "
+              "turns=json_extract(grade, '$.turns') WHERE json_valid(grade)")
+    found = c.execute("SELECT COUNT(*) FROM answers WHERE operations IS NOT NULL").fetchone()[0]
+    if found:
+        notes.append(f"read the operations and turns of {found} answer{'s' * (found != 1)} "
+                     "from their grades")
+
+
 # The upgrades of an older store, in order: the schema version each reaches, what it changes,
 # and the step (given the connection, inside the upgrade's one transaction, and the notes the
 # upgrade prints). A new version is one more line here and SCHEMA changed to match (a test
@@ -154,6 +174,7 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection, list[str]], None
     (2, "a name is unique across the contest", _unique_names),
     (3, "the hints the courses gave", _hints),
     (4, "the playground's test games, kept 24 hours", _test_games),
+    (5, "an answer's operations and turns, the two measures beside its power", _measures),
 )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import itertools
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -229,3 +230,44 @@ def fitting(puzzle: Program | Config, prover: Prover | None = None) -> Fitting:
 def secret_of(text: str) -> bytes:
     """A secret given as text (`grade --seed S`, a contest's secret): its UTF-8 bytes."""
     return text.encode("utf-8")
+
+
+_SET = re.compile(r"^(\s*\.set\s+)([A-Za-z][A-Za-z0-9]*)(\s*,?\s*)([^\s;#]+)", re.IGNORECASE)
+_GOAL = re.compile(r"^(\s*\.goal\s+)([^\s;#]+)", re.IGNORECASE)
+
+
+def source_of(text: str, v: Variant) -> str:
+    """The puzzle's text as the student sees it: each marked place's `.set` (or the `.goal`)
+    given the student's value, written as the puzzle writes it (`0b0110` stays binary, at
+    the width's digits); a marked place the puzzle leaves at 0 gets a `.set` line after the
+    last `.vary`. Comments, names and everything else stay. The text's configuration is the
+    variant's (a test holds every bundled lesson to it)."""
+    if not v.fitted:
+        return text
+    bits = v.config.bits
+
+    def written_as(old: str, value: int) -> str:
+        return f"0b{value:0{bits}b}" if old.lower().startswith("0b") else str(value)
+
+    left = {p: value for p, value in v.values.items()}
+    lines = text.split("\n")
+    last_vary = -1
+    for i, line in enumerate(lines):
+        if re.match(r"^\s*\.vary\b", line, re.IGNORECASE):
+            last_vary = i
+        if (m := _SET.match(line)) and (place := _place(m.group(2))) in left:
+            value = left.pop(place)
+            lines[i] = (m.group(1) + m.group(2) + m.group(3) + written_as(m.group(4), value)
+                        + line[m.end():])
+        elif (m := _GOAL.match(line)) and "goal" in left:
+            lines[i] = m.group(1) + written_as(m.group(2), left.pop("goal")) + line[m.end():]
+    added = [f".set {p}, 0b{value:0{bits}b}" if p != "goal" else f".goal {value}"
+             for p, value in left.items()]
+    at = last_vary + 1 if last_vary >= 0 else len(lines)
+    return "\n".join(lines[:at] + added + lines[at:])
+
+
+def _place(name: str) -> str:
+    """A `.set` place as `Config.sets` keys it (`RAM` is player 1's module, `RAM1`)."""
+    upper = name.upper()
+    return "RAM1" if upper == "RAM" else upper

@@ -360,6 +360,7 @@ window.MoonDebugger = (function () {
       return async () => {
         if (busy) return;
         busy = true;
+        clearTimeout(startTimer); // the reader moved first: the start shown later would undo it
         try { stopPlay(); begin(); await action(); } finally { busy = false; }
       };
     }
@@ -417,6 +418,7 @@ window.MoonDebugger = (function () {
       if (playing) { stopPlay(); status.textContent = `paused at step ${pos}`; return; }
       if (busy) return;
       busy = true;
+      clearTimeout(startTimer);
       let stop = null;
       try {
         begin();

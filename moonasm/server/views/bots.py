@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any
@@ -73,6 +74,28 @@ async def submit(site: Site, person: Person, hill_key: str, data: bytes) -> dict
     return await site.db.execute_write_fn(_store_bot, site, person, hill, data, name)
 
 
+def _room_for(c: sqlite3.Connection, hill: Hill, person: Person, name: str, sha: str, *,
+              submitted: bool) -> list[int]:
+    """Whether the author's bot `name` of source `sha` may join `hill`'s ladder (on the
+    writer): the ids of the active versions it replaces (that name's), or 409 when the same
+    source is active already or the author has no room left. A `submitted` source is new, so
+    an active version of the same name with its source is a repeat; an older version made
+    active again may share the source of the version it replaces."""
+    mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
+                     "active=1", (hill.key, person.id)).fetchall()
+    replaced = [r["id"] for r in mine if r["name"] == name]
+    same = [r["id"] for r in mine if r["sha256"] == sha and (submitted or r["id"] not in replaced)]
+    if same:
+        raise ApiError(409, f"this source is already active in hill '{hill.key}' "
+                            f"(your bot {same[0]})")
+    if not replaced and len(mine) >= hill.bots_per_author:
+        advice = "submit a new version under the same .name, or withdraw one first" \
+            if submitted else "withdraw one first"
+        raise ApiError(409, f"you have {len(mine)} active bot{'s' * (len(mine) != 1)} in "
+                            f"hill '{hill.key}' (at most {hill.bots_per_author}): {advice}")
+    return replaced
+
+
 def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
                name: str) -> dict[str, Any]:
     """The checked bot stored as the author's new bot or new version (on the writer)."""
@@ -80,17 +103,7 @@ def _store_bot(site: Site, person: Person, hill: Hill, data: bytes,
     sha = hashlib.sha256(data).hexdigest()
     now = time.time()
     with site.db.write() as c:
-        mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
-                         "active=1", (hill.key, person.id)).fetchall()
-        same = [r["id"] for r in mine if r["sha256"] == sha]
-        if same:
-            raise ApiError(409, f"this source is already active in hill '{hill.key}' "
-                                f"(your bot {same[0]})")
-        replaced = [r["id"] for r in mine if r["name"] == name]
-        if not replaced and len(mine) >= hill.bots_per_author:
-            raise ApiError(409, f"you have {len(mine)} active bot{'s' * (len(mine) != 1)} in "
-                                f"hill '{hill.key}' (at most {hill.bots_per_author}): submit "
-                                f"a new version under the same .name, or withdraw one first")
+        replaced = _room_for(c, hill, person, name, sha, submitted=True)
         version = 1 + (c.execute("SELECT max(version) FROM bots WHERE hill=? AND author=? AND "
                                  "name=?", (hill.key, person.id, name)).fetchone()[0] or 0)
         for old in replaced:
@@ -342,17 +355,7 @@ def activate(site: Site, person: Person, bot: int) -> dict[str, Any]:
     if row["left_why"] == DISABLED:
         raise ApiError(403, f"bot {bot} was disabled by the admin: only the admin can enable it")
     with site.db.write() as c:
-        mine = c.execute("SELECT id, name, sha256 FROM bots WHERE hill=? AND author=? AND "
-                         "active=1", (hill.key, person.id)).fetchall()
-        replaced = [r["id"] for r in mine if r["name"] == row["name"]]
-        same = [r["id"] for r in mine if r["sha256"] == row["sha256"] and r["id"] not in replaced]
-        if same:
-            raise ApiError(409, f"this source is already active in hill '{hill.key}' "
-                                f"(your bot {same[0]})")
-        if not replaced and len(mine) >= hill.bots_per_author:
-            raise ApiError(409, f"you have {len(mine)} active bot{'s' * (len(mine) != 1)} in "
-                                f"hill '{hill.key}' (at most {hill.bots_per_author}): "
-                                f"withdraw one first")
+        replaced = _room_for(c, hill, person, row["name"], row["sha256"], submitted=False)
         for old in replaced:
             c.execute("UPDATE bots SET active=0, left_why=? WHERE id=?",
                       (f"replaced by v{row['version']}", old))
