@@ -352,7 +352,12 @@ def pages(courses: list[Course], version: str) -> tuple[dict[str, str], set[str]
             out[path] = p.render(path, "play.html", contest=SITE, source=None, share=None,
                                  course=course, lesson=lesson, goal=goal_text(lesson),
                                  par=halves_number(lesson.par), following=following,
-                                 student=True, me={"id": "me"}, csrf="")
+                                 student=True, me={"id": "me"}, csrf="",
+                                 # the puzzle as written, no dates, the site's own Hint:
+                                 # a class's variants, due dates and hint rule need a server
+                                 puzzle_source=lesson.source, variant=None,
+                                 dates={"due": None, "late_due": None}, asker=False,
+                                 hints=None)
     return out, p.linked
 
 
