@@ -360,7 +360,7 @@ window.MoonDebugger = (function () {
       return async () => {
         if (busy) return;
         busy = true;
-        clearTimeout(startTimer); // the reader moved first: the start shown later would undo it
+        startStale(); // the reader moved first: the start shown later would undo it
         try { stopPlay(); begin(); await action(); } finally { busy = false; }
       };
     }
@@ -418,7 +418,7 @@ window.MoonDebugger = (function () {
       if (playing) { stopPlay(); status.textContent = `paused at step ${pos}`; return; }
       if (busy) return;
       busy = true;
-      clearTimeout(startTimer);
+      startStale();
       let stop = null;
       try {
         begin();
@@ -451,16 +451,19 @@ window.MoonDebugger = (function () {
     });
 
     // -- the text changed: what was run is gone; the new start is asked for once typing rests
+    // (not `busy`: a control pressed while the start is being asked for is not dropped; it
+    // makes the start stale instead, so it is not shown over what the control showed)
     let startTimer = null;
+    let startAsked = 0;
+    function startStale() { clearTimeout(startTimer); startAsked += 1; }
     async function showStart() {
       if (busy || playing) return;
-      busy = true;
-      try {
-        begin();
-        pos = 0;
-        await ensure(0);
-        if (session && session.start && !session.broken) render();
-      } finally { busy = false; }
+      const mine = ++startAsked;
+      begin();
+      pos = 0;
+      await ensure(0);
+      if (mine === startAsked && !busy && !playing && session && session.start
+          && !session.broken) render();
     }
     editor.on("change", () => {
       saveBreakpoints();
@@ -470,7 +473,7 @@ window.MoonDebugger = (function () {
       pos = 0;
       mark(null);
       $(".where").textContent = "the text changed: its start is shown once typing rests";
-      clearTimeout(startTimer);
+      startStale();
       startTimer = setTimeout(showStart, 1500);
     });
     showStart();
