@@ -15,7 +15,7 @@ import pytest
 from browser import axe, chromium, errors, screenshot
 from conftest import EXAMPLES, run_subprocess
 
-from moonasm.server.views.playground import SOURCE_LIMIT
+from moonasm.vm.outcome import SOURCE_LIMIT
 
 ACTING = {"turn", "step", "think", "fault", "solved", "hack"}
 

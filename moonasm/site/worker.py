@@ -18,7 +18,8 @@ import base64
 import json
 from typing import Any
 
-SOURCE_LIMIT = 64 * 1024
+from moonasm.vm.outcome import SOURCE_LIMIT  # (a program's, as the server's)
+
 MAX_STEPS = 100_000
 MAX_TRACE = 10_000
 PLAYGROUND_FILE = "playground.masm"  # the file names diagnostics give, as the server's
@@ -84,16 +85,13 @@ def _json(body: bytes) -> JsonObject:
 
 
 def source_in(body: JsonObject) -> str:
-    """The body's `source`, checked as the server checks it."""
-    source = body.get("source")
-    if not isinstance(source, str):
-        raise Refused(400, "'source' must be given as a string")
-    size = len(source.encode("utf-8", "surrogatepass"))
-    if size > SOURCE_LIMIT:
-        raise Refused(413, f"a program is at most {SOURCE_LIMIT} bytes, not {size}")
-    if "\x00" in source or any("\ud800" <= c <= "\udfff" for c in source):
-        raise Refused(400, "the source holds a NUL or a lone surrogate: not a program")
-    return source
+    """The body's `source`, checked as the server checks it (`outcome.request_source`)."""
+    from moonasm.vm.outcome import BadSource, request_source
+
+    try:
+        return request_source(body)
+    except BadSource as e:
+        raise Refused(e.status, str(e)) from None
 
 
 def check(body: JsonObject) -> JsonObject:

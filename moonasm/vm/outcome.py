@@ -7,6 +7,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import math
+import re
 from typing import TYPE_CHECKING, Any, TypeGuard, TypeVar
 
 from moonasm import isa
@@ -412,6 +413,35 @@ MAX_BREAKPOINTS = 1_000
 MAX_LINE = 1 << 20
 MAX_WATCHES = 16
 WATCH_CHARS = 200
+
+
+SOURCE_LIMIT = 64 * 1024  # bytes of a program the playground checks, runs or shares
+# a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
+# which cannot hold one), not a Python loop over 64 KiB
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class BadSource(ValueError):
+    """A request's `source` the playground refuses (the server and the static site alike):
+    `status` (400 or 413) and the message."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def request_source(body: dict[str, Any]) -> str:
+    """The `source` of a playground request's body, checked: a string of at most
+    `SOURCE_LIMIT` bytes holding no NUL and no lone surrogate; else `BadSource`."""
+    source = body.get("source")
+    if not isinstance(source, str):
+        raise BadSource(400, "'source' must be given as a string")
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > SOURCE_LIMIT:
+        raise BadSource(413, f"a program is at most {SOURCE_LIMIT} bytes, not {size}")
+    if "\x00" in source or not source.isascii() and _SURROGATE.search(source):
+        raise BadSource(400, "the source holds a NUL or a lone surrogate: not a program")
+    return source
 
 
 class BadDebugRequest(ValueError):

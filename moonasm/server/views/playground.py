@@ -9,7 +9,6 @@ bounded by steps, time and trace, are refused when all are busy). The MOON mode 
 
 from __future__ import annotations
 
-import re
 import secrets
 import time
 
@@ -22,13 +21,9 @@ from moonasm.server.runs import CHECKS_WAITING
 from moonasm.server.site import Site, reads, site_of
 from moonasm.server.views.shared import MAX_STEPS, PLAYGROUND_FILE, RUN_SECONDS, shared
 
-SOURCE_LIMIT = 64 * 1024  # bytes of a program to check, run or share
 MAX_TRACE = 10_000
 SHARES_TOTAL = 100_000  # programs shared, in all: the store's quota
 SHARES_BYTES = 256 << 20
-# a lone surrogate, which no program's text holds: one search in C (and none for ASCII text,
-# which cannot hold one), not a Python loop over 64 KiB on the event loop
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 async def source_of(request: Request) -> str:
@@ -36,15 +31,14 @@ async def source_of(request: Request) -> str:
 
 
 def source_in(body: dict[str, object]) -> str:
-    source = body.get("source")
-    if not isinstance(source, str):
-        raise ApiError(400, "'source' must be given as a string")
-    size = len(source.encode("utf-8", "surrogatepass"))
-    if size > SOURCE_LIMIT:
-        raise ApiError(413, f"a program is at most {SOURCE_LIMIT} bytes, not {size}")
-    if "\x00" in source or not source.isascii() and _SURROGATE.search(source):
-        raise ApiError(400, "the source holds a NUL or a lone surrogate: not a program")
-    return source
+    """The body's `source`, checked (`outcome.request_source`, which the static site's worker
+    uses too)."""
+    from moonasm.vm.outcome import BadSource, request_source
+
+    try:
+        return request_source(body)
+    except BadSource as e:
+        raise ApiError(e.status, str(e)) from None
 
 
 def answer_diagnostics(source: str, file: str, answer_line: int) -> list[dict[str, object]]:
