@@ -58,7 +58,7 @@ window.MoonEditor = (function () {
       headers: Object.assign({ "Content-Type": "application/json" }, headers || {}),
     });
     let data = null;
-    try { data = await answer.json(); } catch (e) { data = { error: "the server's answer was not JSON" }; }
+    try { data = await answer.json(); } catch (e) { data = { error: `the server's answer was not JSON (${answer.status})` }; }
     return [answer.status, data];
   }
 

@@ -1,6 +1,6 @@
 // The playground's Hint: the solver's cheapest continuation from where the program's run ends
-// (the REPL's `:hint`), from `POST data-hint-url`. It reads the editor's text from its
-// CodeMirror (the instance CodeMirror keeps on its wrapper), else from the textarea; it writes
+// (the REPL's `:hint`), from `POST data-hint-url`. The editor's text and the posting are the
+// editor component's (editor.js: `MoonEditor.all[0].full()`, `MoonEditor.post`); it writes
 // every text with textContent. The page's script, under the site's policy: no inline code.
 "use strict";
 (function () {
@@ -10,9 +10,8 @@
   const $ = (id) => document.getElementById(id);
 
   function source() {
-    const wrapper = document.querySelector("#play .CodeMirror");
-    if (wrapper && wrapper.CodeMirror) return wrapper.CodeMirror.getValue();
-    return $("source").value;
+    const ed = window.MoonEditor && window.MoonEditor.all[0];
+    return ed ? ed.full() : $("source").value;
   }
 
   function line(text, className) {
@@ -26,16 +25,11 @@
     button.disabled = true;
     $("hint-text").replaceChildren(line("asking the solver…", "muted"));
     try {
-      const answer = await fetch(box.dataset.hintUrl, {
-        method: "POST", credentials: "same-origin",
-        headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ source: source() }),
-      });
-      let data;
-      try { data = await answer.json(); } catch (e) { data = { error: `the server's answer was not JSON (${answer.status})` }; }
+      const [code, data] = await window.MoonEditor.post(box.dataset.hintUrl,
+                                                        JSON.stringify({ source: source() }));
       const shown = [];
-      if (answer.status !== 200) {
-        shown.push(line(data.error || `no hint (${answer.status})`, "error"));
+      if (code !== 200) {
+        shown.push(line(data.error || `no hint (${code})`, "error"));
         for (const d of data.diagnostics || [])
           shown.push(line(`line ${d.line}:${d.column}: ${d.message}`, "error"));
       } else {

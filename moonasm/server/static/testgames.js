@@ -1,9 +1,9 @@
 // The playground's test games (templates/testgames.html): the program in the editor plays as a
 // bot against the chosen opponents; the answer becomes a results table and a summary, with a
-// link to the first game in the replay viewer. The editor's text is read through CodeMirror 5's
-// own handle on its wrapper element (`.CodeMirror`'s `CodeMirror` property), so play.js needs
-// no hook; without the editor, the #source textarea's text. No inline script, nothing from the
-// network; its URLs are #test-games' data-*-url.
+// link to the first game in the replay viewer. The editor's text and the posting are the
+// editor component's (editor.js: `MoonEditor.all[0].full()`, `MoonEditor.post`); without the
+// editor, the #source textarea's text. No inline script, nothing from the network; its URLs
+// are #test-games' data-*-url.
 "use strict";
 (function () {
   const root = document.getElementById("test-games");
@@ -12,8 +12,8 @@
   const SEED_LIMIT = 2n ** 53n;
 
   function programText() {
-    const wrapper = document.querySelector("#play .CodeMirror");
-    if (wrapper && wrapper.CodeMirror) return wrapper.CodeMirror.getValue();
+    const ed = window.MoonEditor && window.MoonEditor.all[0];
+    if (ed) return ed.full();
     return $("source") ? $("source").value : "";
   }
 
@@ -164,18 +164,14 @@
     status.textContent = `Playing ${body.games} games…`;
     showProblems([]);
     try {
-      const answer = await fetch(root.dataset.playUrl, {
-        method: "POST", body: JSON.stringify(body), credentials: "same-origin",
-        headers: { "Content-Type": "application/json", "X-CSRF-Token": root.dataset.csrf },
-      });
-      let data;
-      try { data = await answer.json(); } catch (err) { data = { error: "the server's answer was not JSON" }; }
-      if (answer.status === 200) {
+      const [code, data] = await window.MoonEditor.post(root.dataset.playUrl, JSON.stringify(body),
+                                                        { "X-CSRF-Token": root.dataset.csrf });
+      if (code === 200) {
         $("tg-seed").value = String(data.seed);
         showResults(data);
         status.textContent = data.stopped || `${data.games.length} games played.`;
       } else {
-        status.textContent = data.error || `the games could not be played (${answer.status})`;
+        status.textContent = data.error || `the games could not be played (${code})`;
         showProblems(data.diagnostics);
       }
     } catch (err) {
