@@ -403,7 +403,8 @@ def test_npm_failing_is_said_with_the_way_round_it(tmp_path: Path) -> None:
 
 
 def test_a_puzzle_answers_check_is_the_servers() -> None:
-    from moonasm.server.views.playground import PLAYGROUND_FILE, answer_diagnostics
+    from moonasm.server.views.playground import PLAYGROUND_FILE
+    from moonasm.solve.grading import answer_diagnostics
 
     puzzle = (LESSONS / "05-rol.masm").read_text()
     source = puzzle + ".goal 3\nROL A\nMOVE B\n"

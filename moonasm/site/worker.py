@@ -97,21 +97,16 @@ def source_in(body: JsonObject) -> str:
 def check(body: JsonObject) -> JsonObject:
     """`POST api/check`: the checker's diagnostics, a puzzle's answer (`answer_line`) with
     the directives a grade refuses first, in the grade's words — the server's check."""
-    from moonasm.lang.parse import parse
-    from moonasm.solve.grading import answer_problems
-    from moonasm.vm.outcome import diagnostics_of
+    from moonasm.solve.grading import answer_diagnostics
+    from moonasm.vm.outcome import BadSource, check_request, diagnostics_of
 
-    source = source_in(body)
-    answer_line = body.get("answer_line")
+    try:
+        source, answer_line = check_request(body)
+    except BadSource as e:
+        raise Refused(e.status, str(e)) from None
     if answer_line is None:
         return {"diagnostics": diagnostics_of(source, PLAYGROUND_FILE)}
-    if not isinstance(answer_line, int) or isinstance(answer_line, bool) or not (
-            1 <= answer_line <= 1 << 20):
-        raise Refused(400, "'answer_line' must be a line number")
-    refused = [d for d in answer_problems(parse(source)) if d.line >= answer_line]
-    lines = {d.line for d in refused}
-    return {"diagnostics": [d.to_json(PLAYGROUND_FILE) for d in refused] + [
-        d for d in diagnostics_of(source, PLAYGROUND_FILE) if d["line"] not in lines]}
+    return {"diagnostics": answer_diagnostics(source, PLAYGROUND_FILE, answer_line)}
 
 
 def run(source: str, request: JsonObject) -> JsonObject:
@@ -172,29 +167,15 @@ def grade(puzzle: str, body: bytes, optimum: float | None) -> JsonObject:
     """A puzzle's answer graded as `moonasm grade` and the server's answers grade it: the
     server's answer object but for what needs a class (`best` and `histogram` are the
     page's)."""
-    from moonasm.diagnostics import Diagnostic
     from moonasm.isa import halves_number
-    from moonasm.lang.parse import parse
-    from moonasm.solve.grading import answer_problems, grade_answer
+    from moonasm.solve.grading import RefusedAnswer, answer_source, grade_answer
 
     if len(body) > SOURCE_LIMIT:
         raise Refused(413, f"an answer is at most {SOURCE_LIMIT} bytes, not {len(body)}")
     try:
-        source = body.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = body.count(b"\n", 0, e.start) + 1
-        raise Refused(422, "the answer is not UTF-8 text", diagnostics=[Diagnostic.unplaced(
-            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}", line).to_json(
-            ANSWER_FILE)]) from None
-    if "\x00" in source:
-        line = body.count(b"\n", 0, body.index(b"\x00")) + 1
-        raise Refused(422, "the answer holds a NUL byte: not a program", diagnostics=[
-            Diagnostic.unplaced("syntax", "a NUL byte: not a program", line).to_json(
-                ANSWER_FILE)])
-    refused = [d.to_json(ANSWER_FILE) for d in answer_problems(parse(source))]
-    if refused:
-        raise Refused(422, "an answer holds statements and .turn lines only: the puzzle's "
-                           "directives set the machine up", diagnostics=refused)
+        source = answer_source(body, ANSWER_FILE)
+    except RefusedAnswer as e:
+        raise Refused(422, str(e), diagnostics=e.diagnostics) from None
     lesson = _lesson(puzzle)
     answer = grade_answer(lesson.config, source, ANSWER_FILE)
     answer.pop("power_halves")

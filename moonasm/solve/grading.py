@@ -138,6 +138,54 @@ def attempt_json(a: Attempt, file: str) -> dict[str, object]:
             "diagnostics": diagnostics}
 
 
+def answer_diagnostics(source: str, file: str, answer_line: int) -> list[dict[str, object]]:
+    """A puzzle page's check (a worker's task, on the server and in the static site): `source`
+    is the puzzle's directives and the student's answer from `answer_line` on. The answer's
+    directives that a submit would refuse come first, in the grade's own words
+    (`answer_problems`); then the checker's diagnostics of the other lines."""
+    from moonasm.lang.parse import parse
+    from moonasm.vm.outcome import diagnostics_of
+
+    refused = [d for d in answer_problems(parse(source)) if d.line >= answer_line]
+    lines = {d.line for d in refused}
+    return [d.to_json(file) for d in refused] + [
+        d for d in diagnostics_of(source, file) if d["line"] not in lines]
+
+
+class RefusedAnswer(ValueError):
+    """An answer refused before it is graded (a 422 on the server and in the static site):
+    why, and its diagnostics."""
+
+    def __init__(self, message: str, diagnostics: list[dict[str, object]]):
+        super().__init__(message)
+        self.diagnostics = diagnostics
+
+
+def answer_source(data: bytes, file: str) -> str:
+    """An answer's bytes as the text to grade: UTF-8 (a BOM allowed), no NUL, and no directive
+    an answer may not hold (`answer_problems`); else `RefusedAnswer`, its diagnostics at their
+    lines. The server's answers and the static site's grade read an answer through it."""
+    from moonasm.lang.parse import parse
+
+    def line_of(offset: int) -> int:
+        return data.count(b"\n", 0, offset) + 1
+
+    try:
+        source = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise RefusedAnswer("the answer is not UTF-8 text", [Diagnostic.unplaced(
+            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}",
+            line_of(e.start)).to_json(file)]) from None
+    if "\x00" in source:
+        raise RefusedAnswer("the answer holds a NUL byte: not a program", [Diagnostic.unplaced(
+            "syntax", "a NUL byte: not a program", line_of(data.index(b"\x00"))).to_json(file)])
+    refused = [d.to_json(file) for d in answer_problems(parse(source))]
+    if refused:
+        raise RefusedAnswer("an answer holds statements and .turn lines only: the puzzle's "
+                            "directives set the machine up", refused)
+    return source
+
+
 def grade_answer(puzzle: Config, answer: str, file: str) -> dict[str, object]:
     """A worker's task: the answer to a puzzle graded, as JSON, with `power_halves` for the
     store."""

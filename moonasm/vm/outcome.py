@@ -444,6 +444,19 @@ def request_source(body: dict[str, Any]) -> str:
     return source
 
 
+def check_request(body: dict[str, Any]) -> tuple[str, int | None]:
+    """A playground check's body, checked: its `source` (`request_source`) and, for a puzzle
+    page's answer, the `answer_line` it starts at (None for a whole program); else
+    `BadSource`."""
+    source = request_source(body)
+    answer_line = body.get("answer_line")
+    if answer_line is not None and (not isinstance(answer_line, int)
+                                    or isinstance(answer_line, bool)
+                                    or not 1 <= answer_line <= 1 << 20):
+        raise BadSource(400, "'answer_line' must be a line number")
+    return source, answer_line
+
+
 class BadDebugRequest(ValueError):
     """A debug run's request that is not what spec §12 says: a 400 with this message."""
 

@@ -41,7 +41,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from moonasm.diagnostics import Diagnostic, count
+from moonasm.diagnostics import count
 from moonasm.isa import halves_number
 from moonasm.server import guard
 from moonasm.server.config import Course, Dates
@@ -266,42 +266,18 @@ def student_in(person: Person | None, course: Course) -> Person:
     return person
 
 
-def refused_directives(source: str) -> list[dict[str, Any]]:
-    """The directives an answer may not hold, as `moonasm grade` reports them (one function,
-    `answer_problems`: the same words, at the same lines)."""
-    from moonasm.lang.parse import parse
-    from moonasm.solve.grading import answer_problems
-
-    return [d.to_json(ANSWER_FILE) for d in answer_problems(parse(source))]
-
-
-def at_line(data: bytes, offset: int) -> int:
-    """The line of an answer's byte at `offset`."""
-    return data.count(b"\n", 0, offset) + 1
-
-
 async def answer(site: Site, course: Course, lesson: Lesson, student: Person,
                  data: bytes) -> dict[str, Any]:
     """Grade and store one answer; the grade, the student's best and the class histogram."""
     if len(data) > ANSWER_LIMIT:
         raise ApiError(413, f"an answer is at most {ANSWER_LIMIT} bytes, not {len(data)}")
     site.rates.hit("answer", f"person:{student.id}")
-    try:
-        source = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise ApiError(422, "the answer is not UTF-8 text", diagnostics=[Diagnostic.unplaced(
-            "syntax", f"not UTF-8 text: {e.reason} at byte {e.start}",
-            at_line(data, e.start)).to_json(ANSWER_FILE)]) from None
-    if "\x00" in source:
-        raise ApiError(422, "the answer holds a NUL byte: not a program", diagnostics=[
-            Diagnostic.unplaced("syntax", "a NUL byte: not a program",
-                                at_line(data, data.index(b"\x00"))).to_json(ANSWER_FILE)])
-    refused = await run_in_threadpool(refused_directives, source)
-    if refused:
-        raise ApiError(422, "an answer holds statements and .turn lines only: the puzzle's "
-                            "directives set the machine up", diagnostics=refused)
-    from moonasm.solve.grading import grade_answer
+    from moonasm.solve.grading import RefusedAnswer, answer_source, grade_answer
 
+    try:
+        source = await run_in_threadpool(answer_source, data, ANSWER_FILE)
+    except RefusedAnswer as e:
+        raise ApiError(422, str(e), diagnostics=e.diagnostics) from None
     mine = await variant_for(site, course, lesson, student.name)
     grade = await site.runs.call(grade_answer, config_for(lesson, mine), source, ANSWER_FILE)
     return await site.db.execute_write_fn(_store_answer, site, course, lesson, student, source,

@@ -41,34 +41,17 @@ def source_in(body: dict[str, object]) -> str:
         raise ApiError(e.status, str(e)) from None
 
 
-def answer_diagnostics(source: str, file: str, answer_line: int) -> list[dict[str, object]]:
-    """A puzzle page's check (a worker's task): `source` is the puzzle's directives and the
-    student's answer from `answer_line` on. The answer's directives that a submit would refuse
-    come first, in the grade's own words (`answer_problems`); then the checker's diagnostics
-    of the other lines."""
-    from moonasm.lang.parse import parse
-    from moonasm.solve.grading import answer_problems
-    from moonasm.vm.outcome import diagnostics_of
-
-    refused = [d for d in answer_problems(parse(source)) if d.line >= answer_line]
-    lines = {d.line for d in refused}
-    return [d.to_json(file) for d in refused] + [
-        d for d in diagnostics_of(source, file) if d["line"] not in lines]
-
-
 async def post_check(request: Request) -> Response:
     """A program's diagnostics, checked in a worker process."""
-    from moonasm.vm.outcome import diagnostics_of
+    from moonasm.solve.grading import answer_diagnostics
+    from moonasm.vm.outcome import BadSource, check_request, diagnostics_of
 
     site = site_of(request)
     site.rates.hit("check", client_key(request))
-    body = await json_body(request)
-    source = source_in(body)
-    answer_line = body.get("answer_line")
-    if answer_line is not None and (not isinstance(answer_line, int)
-                                    or isinstance(answer_line, bool)
-                                    or not 1 <= answer_line <= 1 << 20):
-        raise ApiError(400, "'answer_line' must be a line number")
+    try:
+        source, answer_line = check_request(await json_body(request))
+    except BadSource as e:
+        raise ApiError(e.status, str(e)) from None
     if answer_line is None:
         diagnostics = await site.runs.call(diagnostics_of, source, PLAYGROUND_FILE,
                                            waiting=CHECKS_WAITING)
